@@ -99,10 +99,11 @@ class [[nodiscard]] StatusOr {
 #define CW_CONCAT(a, b) CW_CONCAT_INNER(a, b)
 
 // Returns the status from the enclosing function if it is an error.
-#define RETURN_IF_ERROR(expr)                     \
-  do {                                            \
-    ::causeway::Status cw_status_ = (expr);       \
-    if (!cw_status_.ok()) return cw_status_;      \
+#define RETURN_IF_ERROR(expr) RETURN_IF_ERROR_IMPL(CW_CONCAT(cw_status_, __LINE__), expr)
+#define RETURN_IF_ERROR_IMPL(tmp, expr) \
+  do {                                  \
+    ::causeway::Status tmp = (expr);    \
+    if (!tmp.ok()) return tmp;          \
   } while (0)
 
 // ASSIGN_OR_RETURN(auto x, Foo()); declares x from a StatusOr or returns its error.

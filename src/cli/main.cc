@@ -1,1 +1,26 @@
-int main() { return 0; }
+// causeway: why was this request slow, down to the kernel.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Causeway joins kernel traces with distributed-tracing spans and tells why a request was slow.\n"
+      "Run `causeway COMMAND --help` for the options of a command."};
+  app.name("causeway");
+  app.set_version_flag("--version", "causeway 0.1.0");
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, causeway::cli::Runner>> commands;
+  causeway::cli::Runner events = causeway::cli::RegisterEvents(app);
+  causeway::cli::Runner stats = causeway::cli::RegisterStats(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (app.got_subcommand("events")) return events();
+  if (app.got_subcommand("stats")) return stats();
+  return 2;
+}

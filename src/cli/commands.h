@@ -1,0 +1,16 @@
+// Subcommands of the `causeway` CLI: each registers its options on the CLI11 app and
+// returns the function that runs it.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace causeway::cli {
+
+using Runner = std::function<int()>;
+
+Runner RegisterEvents(CLI::App& app);
+Runner RegisterStats(CLI::App& app);
+
+}  // namespace causeway::cli

@@ -1,0 +1,84 @@
+// Reading CTF scalars at arbitrary bit positions.
+//
+// CTF numbers bits within a byte from the least significant bit for little-endian fields
+// and from the most significant bit for big-endian ones. Byte-aligned 8/16/32/64-bit
+// fields take a single load; other fields go through a 64-bit window (or byte by byte
+// near the end of the mapping, so we never read past it).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "ctf/plan/decode_plan.h"
+
+static_assert(std::endian::native == std::endian::little, "the decoder assumes a little-endian host");
+
+namespace causeway::ctf {
+
+inline uint64_t LoadLe64Safe(const uint8_t* p, const uint8_t* end) {
+  if (end - p >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  uint64_t v = 0;
+  for (int i = 0; p + i < end; ++i) v |= uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+inline uint64_t LoadBe64Safe(const uint8_t* p, const uint8_t* end) {
+  return __builtin_bswap64(LoadLe64Safe(p, end));
+}
+
+// Raw bits of a scalar, zero-extended (no sign extension). The caller guarantees the field
+// lies inside [base, end).
+inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bit_pos,
+                            const ScalarDesc& d) {
+  const uint8_t* p = base + (bit_pos >> 3);
+  const unsigned shift = bit_pos & 7;
+  const unsigned size = d.size_bits;
+  if (shift == 0 && !d.big_endian) {
+    switch (size) {
+      case 8: return *p;
+      case 16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
+      case 32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
+      case 64: { uint64_t v; std::memcpy(&v, p, 8); return v; }
+      default: break;
+    }
+  }
+  if (shift == 0 && d.big_endian) {
+    switch (size) {
+      case 8: return *p;
+      case 16: { uint16_t v; std::memcpy(&v, p, 2); return __builtin_bswap16(v); }
+      case 32: { uint32_t v; std::memcpy(&v, p, 4); return __builtin_bswap32(v); }
+      case 64: { uint64_t v; std::memcpy(&v, p, 8); return __builtin_bswap64(v); }
+      default: break;
+    }
+  }
+  const uint64_t mask = size == 64 ? ~uint64_t{0} : (uint64_t{1} << size) - 1;
+  if (!d.big_endian) {
+    uint64_t v = LoadLe64Safe(p, end) >> shift;
+    if (shift + size > 64) v |= uint64_t{p[8]} << (64 - shift);
+    return v & mask;
+  }
+  // Big endian: the field's first bit is the most significant bit of the window.
+  uint64_t w = LoadBe64Safe(p, end);
+  if (shift + size <= 64) return (w >> (64 - shift - size)) & mask;
+  const unsigned extra = shift + size - 64;  // bits taken from the ninth byte
+  uint64_t hi = (w << shift) >> (64 - (size - extra)) ;
+  return ((hi << extra) | (uint64_t{p[8]} >> (8 - extra))) & mask;
+}
+
+inline int64_t SignExtend(uint64_t v, unsigned size) {
+  if (size == 64) return static_cast<int64_t>(v);
+  const uint64_t m = uint64_t{1} << (size - 1);
+  return static_cast<int64_t>((v ^ m) - m);
+}
+
+inline double BitsToDouble(uint64_t raw, unsigned size) {
+  if (size == 32) return static_cast<double>(std::bit_cast<float>(static_cast<uint32_t>(raw)));
+  return std::bit_cast<double>(raw);
+}
+
+}  // namespace causeway::ctf

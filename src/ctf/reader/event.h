@@ -1,0 +1,116 @@
+// A decoded event: a view into the packet bytes and the decoder's slot arrays.
+//
+// Field values are decoded on access from precomputed locations (FieldDesc / PlanNode), so
+// an event that nobody inspects costs only the walk that finds where it ends. An Event is
+// valid until the next call to EventReader::Next().
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+#include "ctf/plan/decode_plan.h"
+#include "ctf/reader/bits.h"
+
+namespace causeway::ctf {
+
+class Trace;
+
+struct Event {
+  enum class Kind : uint8_t { kEvent, kDiscarded };
+  Kind kind = Kind::kEvent;
+  const EventPlan* plan = nullptr;  // null for kDiscarded
+  const StreamPlan* stream_plan = nullptr;
+  const Trace* trace = nullptr;
+  uint32_t trace_index = 0;
+  uint32_t stream_index = 0;  // index in EventReader::stream_stats()
+  // Dense event-class index across every trace of the reader (EventReader::num_event_classes()),
+  // for per-class tables without hashing.
+  uint32_t class_index = 0;
+  int64_t cpu = -1;           // packet context cpu_id, -1 when absent
+  uint64_t timestamp = 0;     // ns from the clock's origin (Epoch for LTTng), offsets applied
+  uint64_t cycles = 0;        // raw clock value
+
+  // kDiscarded: how many events were lost in the stream between these times.
+  uint64_t discarded = 0;
+  uint64_t discarded_begin = 0;
+  uint64_t discarded_end = 0;
+
+  // Packet bytes: bit positions are relative to `data`; loads never go past `data_end`.
+  const uint8_t* data = nullptr;
+  const uint8_t* data_end = nullptr;
+  uint64_t content_end_bits = 0;
+  const uint64_t* slots[kNumScopes] = {};
+
+  std::string_view name() const { return plan ? std::string_view(plan->cls->name) : "discarded"; }
+  uint64_t id() const { return plan ? plan->cls->id : 0; }
+
+  // Bit position of a node, or kAbsent (a field of an unchosen variant option).
+  uint64_t Position(const PlanNode& n) const {
+    const uint64_t anchor = slots[static_cast<int>(n.loc.scope)][n.loc.slot];
+    return anchor == kAbsent ? kAbsent : anchor + n.loc.offset_bits;
+  }
+  uint64_t Position(const FieldLoc& loc) const {
+    const uint64_t anchor = slots[static_cast<int>(loc.scope)][loc.slot];
+    return anchor == kAbsent ? kAbsent : anchor + loc.offset_bits;
+  }
+
+  // Named fields (EventPlan::fields): stream event context, event context, payload.
+  const PlanNode& Node(int field) const { return *plan->fields[field].node; }
+  bool Has(int field) const { return field >= 0 && Position(Node(field)) != kAbsent; }
+
+  // Integers, enums (their value) and floats (truncated). 0 when absent.
+  uint64_t GetUnsigned(const PlanNode& n) const {
+    const uint64_t pos = Position(n);
+    if (pos == kAbsent) return 0;
+    return ReadRawBits(data, data_end, pos, n.scalar);
+  }
+  int64_t GetSigned(const PlanNode& n) const {
+    const uint64_t raw = GetUnsigned(n);
+    return n.scalar.is_signed ? SignExtend(raw, n.scalar.size_bits) : static_cast<int64_t>(raw);
+  }
+  double GetDouble(const PlanNode& n) const {
+    const uint64_t raw = GetUnsigned(n);
+    if (n.scalar.is_float) return BitsToDouble(raw, n.scalar.size_bits);
+    return n.scalar.is_signed ? static_cast<double>(SignExtend(raw, n.scalar.size_bits))
+                              : static_cast<double>(raw);
+  }
+  uint64_t GetUnsigned(int field) const { return GetUnsigned(Node(field)); }
+  int64_t GetSigned(int field) const { return GetSigned(Node(field)); }
+  double GetDouble(int field) const { return GetDouble(Node(field)); }
+
+  // Strings, and arrays or sequences of 8-bit integers (text up to the first NUL).
+  std::string_view GetString(const PlanNode& n) const;
+  std::string_view GetString(int field) const { return GetString(Node(field)); }
+
+  // Number of elements of an array or sequence.
+  uint64_t Length(const PlanNode& n) const;
+};
+
+inline uint64_t Event::Length(const PlanNode& n) const {
+  if (n.type->kind == TypeKind::kArray) return n.type->length;
+  if (n.type->kind != TypeKind::kSequence || Position(n) == kAbsent) return 0;
+  const uint64_t pos = Position(n.ref);
+  if (pos == kAbsent) return 0;
+  return ReadRawBits(data, data_end, pos, n.ref_scalar);
+}
+
+inline std::string_view Event::GetString(const PlanNode& n) const {
+  const uint64_t pos = Position(n);
+  if (pos == kAbsent || (pos & 7)) return {};
+  const char* p = reinterpret_cast<const char*>(data) + (pos >> 3);
+  const uint64_t avail = (content_end_bits >> 3) - (pos >> 3);
+  uint64_t max = avail;
+  if (n.type->kind == TypeKind::kArray || n.type->kind == TypeKind::kSequence) {
+    const Type* e = n.type->element.get();
+    if (!e || e->size_bits != 8 || (e->kind != TypeKind::kInteger)) return {};
+    max = std::min(max, Length(n));
+  } else if (n.type->kind != TypeKind::kString) {
+    return {};
+  }
+  const void* nul = std::memchr(p, 0, max);
+  return {p, nul ? static_cast<size_t>(static_cast<const char*>(nul) - p) : max};
+}
+
+}  // namespace causeway::ctf

@@ -1,0 +1,135 @@
+#include "ctf/reader/event_reader.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace causeway::ctf {
+
+namespace fs = std::filesystem;
+
+StatusOr<std::vector<std::string>> FindTraceDirs(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return NotFound(fmt::format("Cannot open trace: {} does not exist", path));
+  if (!fs::is_directory(path, ec)) return InvalidArgument(fmt::format("Cannot open trace: {} is not a directory", path));
+  if (fs::exists(fs::path(path) / "metadata", ec)) return std::vector<std::string>{path};
+  std::vector<std::string> found;
+  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it.depth() > 8) it.disable_recursion_pending();
+    if (it->is_regular_file(ec) && it->path().filename() == "metadata") found.push_back(it->path().parent_path().string());
+  }
+  if (found.empty()) return NotFound(fmt::format("Cannot open trace: no CTF metadata file in or below {}", path));
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::string>& paths) {
+  auto r = std::unique_ptr<EventReader>(new EventReader());
+  if (paths.empty()) return InvalidArgument("no trace directory given");
+  for (const auto& p : paths) {
+    ASSIGN_OR_RETURN(std::vector<std::string> dirs, FindTraceDirs(p));
+    for (const auto& d : dirs) {
+      ASSIGN_OR_RETURN(std::unique_ptr<Trace> t, Trace::Open(d));
+      r->traces_.push_back(std::move(t));
+    }
+  }
+  for (uint32_t ti = 0; ti < r->traces_.size(); ++ti) {
+    const uint32_t class_base = r->num_event_classes_;
+    r->num_event_classes_ += r->traces_[ti]->plan().num_event_classes;
+    for (const auto& path : r->traces_[ti]->stream_paths()) {
+      auto c = std::make_unique<StreamCursor>(r->traces_[ti].get(), ti,
+                                              static_cast<uint32_t>(r->cursors_.size()), class_base, path);
+      RETURN_IF_ERROR(c->Open());
+      r->total_bytes_ += c->stats().file_bytes;
+      r->cursors_.push_back(std::move(c));
+    }
+  }
+  return r;
+}
+
+void EventReader::SiftDown(size_t i) {
+  const size_t n = heap_.size();
+  const Head v = heap_[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && heap_[c + 1] < heap_[c]) ++c;
+    if (!(heap_[c] < v)) break;
+    heap_[i] = heap_[c];
+    i = c;
+  }
+  heap_[i] = v;
+}
+
+void EventReader::Push(uint32_t s) {
+  heap_.push_back({cursors_[s]->event().timestamp, s});
+  size_t i = heap_.size() - 1;
+  while (i > 0) {
+    size_t parent = (i - 1) / 2;
+    if (!(heap_[i] < heap_[parent])) break;
+    std::swap(heap_[i], heap_[parent]);
+    i = parent;
+  }
+}
+
+const Event* EventReader::Next() {
+  if (!status_.ok()) return nullptr;
+  if (!started_) {
+    started_ = true;
+    for (uint32_t s = 0; s < cursors_.size(); ++s) {
+      if (cursors_[s]->Next()) {
+        Push(s);
+      } else if (!cursors_[s]->status().ok()) {
+        status_ = cursors_[s]->status();
+        return nullptr;
+      }
+    }
+  } else if (advance_ >= 0) {
+    StreamCursor& c = *cursors_[advance_];
+    if (c.Next()) {
+      const uint64_t ts = c.event().timestamp;
+      // Ties go to the lower stream index; staying on top is only safe when strictly earlier
+      // or when no other stream could win the tie.
+      if (ts < limit_) {
+        heap_[0].ts = ts;
+        return &c.event();
+      }
+      heap_[0].ts = ts;
+      SiftDown(0);  // the advanced stream is at the top of the heap
+    } else {
+      if (!c.status().ok()) {
+        status_ = c.status();
+        return nullptr;
+      }
+      heap_[0] = heap_.back();
+      heap_.pop_back();
+      if (!heap_.empty()) SiftDown(0);
+    }
+  }
+  if (heap_.empty()) {
+    advance_ = -1;
+    return nullptr;
+  }
+  advance_ = heap_[0].stream;
+  limit_ = UINT64_MAX;
+  if (heap_.size() > 1) limit_ = heap_[1].ts;
+  if (heap_.size() > 2) limit_ = std::min(limit_, heap_[2].ts);
+  return &cursors_[advance_]->event();
+}
+
+std::vector<StreamStats> EventReader::stream_stats() const {
+  std::vector<StreamStats> out;
+  for (const auto& c : cursors_) out.push_back(c->stats());
+  return out;
+}
+
+uint64_t EventReader::consumed_bytes() const {
+  uint64_t n = 0;
+  for (const auto& c : cursors_) n += c->bytes_consumed();
+  return n;
+}
+
+}  // namespace causeway::ctf

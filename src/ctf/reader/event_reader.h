@@ -1,0 +1,65 @@
+// Merges every stream of one or more traces into one timestamp-ordered sequence.
+//
+// Streams are decoded lazily; a binary heap keyed by (timestamp, stream index) picks the
+// next event, so equal timestamps come out in a stable, deterministic order. Each stream
+// is ordered by construction (StreamCursor clamps the rare step back and counts it), so
+// the merged sequence is ordered too, whatever the disorder across streams.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "ctf/reader/event.h"
+#include "ctf/reader/stream_cursor.h"
+#include "ctf/reader/trace.h"
+
+namespace causeway::ctf {
+
+class EventReader {
+ public:
+  // Opens every trace directory. A directory that holds no `metadata` but has trace
+  // directories below it (LTTng's output layout) is searched recursively.
+  static StatusOr<std::unique_ptr<EventReader>> Open(const std::vector<std::string>& paths);
+
+  // The next event, or nullptr at the end or on error (then status() is not OK). The
+  // event stays valid until the next call.
+  const Event* Next();
+  const Status& status() const { return status_; }
+
+  const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }
+  std::vector<StreamStats> stream_stats() const;
+  uint64_t total_bytes() const { return total_bytes_; }
+  // Event::class_index is below this.
+  uint32_t num_event_classes() const { return num_event_classes_; }
+  uint64_t consumed_bytes() const;
+
+ private:
+  EventReader() = default;
+  // Heap entries cache the head timestamp so comparisons touch no cursor.
+  struct Head {
+    uint64_t ts;
+    uint32_t stream;
+    bool operator<(const Head& o) const { return ts != o.ts ? ts < o.ts : stream < o.stream; }
+  };
+  void SiftDown(size_t i);
+  void Push(uint32_t s);
+
+  std::vector<std::unique_ptr<Trace>> traces_;
+  std::vector<std::unique_ptr<StreamCursor>> cursors_;
+  std::vector<Head> heap_;
+  uint32_t num_event_classes_ = 0;
+  int64_t advance_ = -1;
+  // Smallest head timestamp of the streams other than the top one: while the top stream's
+  // next event is not later, it stays on top and the heap is not touched.
+  uint64_t limit_ = 0;  // stream whose event was returned last; advanced on the next call
+  bool started_ = false;
+  Status status_;
+  uint64_t total_bytes_ = 0;
+};
+
+// Finds trace directories (those holding a `metadata` file) at or below `path`.
+StatusOr<std::vector<std::string>> FindTraceDirs(const std::string& path);
+
+}  // namespace causeway::ctf

@@ -1,0 +1,403 @@
+#include "ctf/reader/stream_cursor.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace causeway::ctf {
+namespace {
+
+constexpr uint32_t kCtfMagic = 0xC1FC1FC1;
+constexpr uint64_t kReleaseChunk = 4ull << 20;  // release mapped pages every 4 MiB
+
+inline uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+
+// CTF clock update: an N-bit field holds the low bits of the clock; a smaller value than
+// the current low bits means the field wrapped once.
+inline uint64_t UpdateClock(uint64_t clock, uint64_t value, unsigned bits) {
+  if (bits >= 64) return value;
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  uint64_t next = (clock & ~mask) | value;
+  if (value < (clock & mask)) next += uint64_t{1} << bits;
+  return next;
+}
+
+}  // namespace
+
+StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t stream_index,
+                           uint32_t class_base, std::string path)
+    : trace_(trace), class_base_(class_base), path_(std::move(path)) {
+  stats_.path = path_;
+  stats_.trace_index = trace_index;
+  event_.trace = trace;
+  event_.trace_index = trace_index;
+  event_.stream_index = stream_index;
+}
+
+StreamCursor::~StreamCursor() {
+  if (map_) munmap(const_cast<uint8_t*>(map_), file_size_);
+  if (fd_ >= 0) close(fd_);
+}
+
+Status StreamCursor::Open() {
+  fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) return IoError(fmt::format("Cannot open stream file {}: {}", path_, strerror(errno)));
+  struct stat st;
+  if (fstat(fd_, &st) != 0) return IoError(fmt::format("Cannot stat {}: {}", path_, strerror(errno)));
+  file_size_ = static_cast<uint64_t>(st.st_size);
+  stats_.file_bytes = file_size_;
+  if (file_size_ == 0) return Status::Ok();
+  void* m = mmap(nullptr, file_size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+  if (m == MAP_FAILED) return IoError(fmt::format("Cannot map {}: {}", path_, strerror(errno)));
+  map_ = static_cast<const uint8_t*>(m);
+  madvise(m, file_size_, MADV_SEQUENTIAL);
+  // Size the packet-header slots now; the stream's own scopes are sized by StartPacket.
+  slots_[0].assign(std::max<size_t>(trace_->plan().packet_header.num_slots, 1), kAbsent);
+  for (int s = 0; s < kNumScopes; ++s) event_.slots[s] = slots_[s].data();
+  return Status::Ok();
+}
+
+bool StreamCursor::Fail(Status s) {
+  status_ = std::move(s);
+  in_packet_ = false;
+  next_packet_ = file_size_;
+  return false;
+}
+
+uint64_t StreamCursor::Read(const PlanNode* n) const {
+  if (!n) return 0;
+  const uint64_t pos = event_.Position(*n);
+  if (pos == kAbsent || pos + n->scalar.size_bits > content_end_) return 0;
+  return ReadRawBits(event_.data, event_.data_end, pos, n->scalar);
+}
+
+void StreamCursor::ReleaseBehind() {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t upto = packet_offset_ / page * page;
+  if (upto - released_ < kReleaseChunk) return;
+  madvise(const_cast<uint8_t*>(map_) + released_, upto - released_, MADV_DONTNEED);
+  released_ = upto;
+}
+
+bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
+  uint64_t* slots = slots_[static_cast<int>(scope)].data();
+  const Op* ops = plan.ops.data();
+  const uint8_t* data = event_.data;
+  const uint64_t end = content_end_;
+  uint64_t p = *pos;
+  uint32_t pc = 0;
+  auto read_ref = [&](const Op& op, uint64_t* out) -> bool {
+    const uint64_t at = event_.Position(op.ref);
+    if (at == kAbsent || at + op.ref_scalar.size_bits > end) return false;
+    *out = ReadRawBits(data, event_.data_end, at, op.ref_scalar);
+    return true;
+  };
+  auto overrun = [&](const char* what) {
+    return Error(DataLoss(fmt::format("{} extends past the packet content ({} > {} bits) in {}", what, p, end,
+                                ScopeName(scope))));
+  };
+  for (;;) {
+    const Op& op = ops[pc++];
+    switch (op.code) {
+      case OpCode::kMark:
+        p = AlignUp(p, op.align_bits);
+        if (p > end) return overrun("alignment padding");
+        slots[op.slot] = p;
+        break;
+      case OpCode::kSync:
+        p = slots[op.slot] + op.offset_bits;
+        if (p > end) return overrun("field");
+        break;
+      case OpCode::kString: {
+        if (p & 7) return Error(DataLoss(fmt::format("string at bit {} is not byte aligned", p)));
+        const uint8_t* s = data + (p >> 3);
+        const uint64_t avail = (end - p) >> 3;
+        const void* nul = std::memchr(s, 0, avail);
+        if (!nul) return Error(DataLoss(fmt::format("unterminated string at bit {} in {}", p, ScopeName(scope))));
+        p += (static_cast<const uint8_t*>(nul) - s + 1) * 8;
+        break;
+      }
+      case OpCode::kSeqFixed: {
+        uint64_t len;
+        if (!read_ref(op, &len)) return Error(DataLoss("sequence length field is missing"));
+        p = AlignUp(p, op.align_bits);
+        if (p > end) return overrun("sequence");
+        if (len && op.stride_bits && len > (end - p) / op.stride_bits)
+          return Error(DataLoss(fmt::format("sequence of {} elements of {} bits extends past the packet content (bit {} of {})",
+                                      len, op.stride_bits, p, end)));
+        p += len * op.stride_bits;
+        break;
+      }
+      case OpCode::kLoop: {
+        uint64_t count = op.count;
+        if (op.count_from_ref && !read_ref(op, &count)) return Error(DataLoss("sequence length field is missing"));
+        if (count > (end - p) + 4096)
+          return Error(DataLoss(fmt::format("array of {} elements cannot fit in the {} bits left", count, end - p)));
+        if (count == 0) {
+          pc = op.target;
+          break;
+        }
+        loop_stack_[op.offset_bits] = count;
+        break;
+      }
+      case OpCode::kLoopEnd:
+        if (--loop_stack_[op.offset_bits] > 0) pc = op.target;
+        break;
+      case OpCode::kVariant: {
+        for (uint32_t s = op.slot_begin; s < op.slot_end; ++s) slots[s] = kAbsent;
+        uint64_t raw;
+        if (!read_ref(op, &raw)) return Error(DataLoss("variant tag field is missing"));
+        const VariantRange* r = plan.ranges.data() + op.target;
+        const VariantRange* r_end = r + op.num_ranges;
+        const bool sign = op.ref_scalar.is_signed;
+        const int64_t sv = sign ? SignExtend(raw, op.ref_scalar.size_bits) : 0;
+        for (; r != r_end; ++r) {
+          if (sign ? (sv >= r->lo && sv <= r->hi)
+                   : (raw >= static_cast<uint64_t>(r->lo) && raw <= static_cast<uint64_t>(r->hi)))
+            break;
+        }
+        if (r == r_end) return Error(DataLoss(fmt::format("variant tag value {} selects no option", raw)));
+        pc = r->target;
+        break;
+      }
+      case OpCode::kJump:
+        pc = op.target;
+        break;
+      case OpCode::kClock: {
+        uint64_t v;
+        if (!read_ref(op, &v)) return overrun("timestamp");
+        clock_ = UpdateClock(clock_, v, op.ref_scalar.size_bits);
+        break;
+      }
+      case OpCode::kEnd:
+        *pos = p;
+        return true;
+    }
+  }
+}
+
+Status StreamCursor::StartPacket() {
+  packet_offset_ = next_packet_;
+  ReleaseBehind();
+  event_.data = map_ + packet_offset_;
+  event_.data_end = map_ + file_size_;
+  const uint64_t remaining_bits = (file_size_ - packet_offset_) * 8;
+  content_end_ = remaining_bits;
+  uint64_t pos = 0;
+  const TracePlan& tp = trace_->plan();
+  if (tp.packet_header.present && !Run(tp.packet_header, Scope::kPacketHeader, &pos)) return error_;
+  const WellKnownFields& hk = tp.header_known;
+  if (hk.magic) {
+    const uint64_t magic = Read(hk.magic);
+    if (magic != kCtfMagic)
+      return DataLoss(fmt::format("bad packet magic 0x{:08X} (expected 0x{:08X})", magic, kCtfMagic));
+  }
+  const auto& uuid = trace_->trace_class().uuid;
+  if (hk.uuid && uuid && hk.uuid->type->kind == TypeKind::kArray && hk.uuid->type->length == 16) {
+    const uint64_t at = event_.Position(*hk.uuid);
+    if (at != kAbsent && (at & 7) == 0 && std::memcmp(event_.data + at / 8, uuid->data(), 16) != 0)
+      return DataLoss("packet uuid differs from the trace uuid in the metadata");
+  }
+  const StreamPlan* sp = nullptr;
+  if (hk.stream_id) {
+    const uint64_t id = Read(hk.stream_id);
+    sp = tp.FindStream(id);
+    if (!sp) return DataLoss(fmt::format("packet names stream class {}, which the metadata does not declare", id));
+  } else if (tp.streams.size() == 1) {
+    sp = tp.streams[0].get();
+  } else {
+    return DataLoss("packet header has no stream_id but the metadata declares several stream classes");
+  }
+  if (stream_plan_ && sp != stream_plan_)
+    return DataLoss(fmt::format("stream class changes from {} to {} within one stream file",
+                                stream_plan_->cls->id, sp->cls->id));
+  if (!stream_plan_) {
+    stream_plan_ = sp;
+    for (int s = 1; s < kNumScopes; ++s) {
+      slots_[s].assign(std::max<size_t>(sp->max_slots[s], 1), kAbsent);
+      event_.slots[s] = slots_[s].data();
+    }
+    loop_stack_.assign(sp->max_loop_depth + 1, 0);
+    stats_.stream_class_id = sp->cls->id;
+    clock_is_ns_ = !sp->clock || sp->clock->freq == 1'000'000'000;
+    clock_offset_ns_ = trace_->CyclesToNs(sp->clock, 0);
+    event_.stream_plan = sp;
+    if (hk.stream_instance_id) stats_.stream_instance_id = Read(hk.stream_instance_id);
+  }
+  const WellKnownFields& k = sp->known;
+  if (sp->packet_context.present && !RunScope(sp->packet_context, Scope::kPacketContext, &pos)) return error_;
+
+  uint64_t packet_bits = k.packet_size ? Read(k.packet_size) : remaining_bits;
+  uint64_t content_bits = k.content_size ? Read(k.content_size) : packet_bits;
+  if (!k.packet_size && k.content_size) packet_bits = AlignUp(content_bits, 8);
+  if (packet_bits == 0 || (packet_bits & 7))
+    return DataLoss(fmt::format("packet_size {} bits is not a positive whole number of bytes", packet_bits));
+  if (packet_bits > remaining_bits)
+    return DataLoss(fmt::format("packet_size {} bits exceeds the {} bytes left in the file (truncated packet)",
+                                packet_bits, remaining_bits / 8));
+  if (content_bits > packet_bits)
+    return DataLoss(fmt::format("content_size {} bits exceeds packet_size {} bits", content_bits, packet_bits));
+  if (content_bits < pos)
+    return DataLoss(fmt::format("content_size {} bits is smaller than the packet header and context ({} bits)",
+                                content_bits, pos));
+  content_end_ = content_bits;
+  next_packet_ = packet_offset_ + packet_bits / 8;
+  ++stats_.packets;
+
+  if (k.timestamp_begin) clock_ = UpdateClock(clock_, Read(k.timestamp_begin), k.timestamp_begin->scalar.size_bits);
+  if (k.cpu_id) stats_.cpu = event_.cpu = static_cast<int64_t>(Read(k.cpu_id));
+  const uint64_t packet_end_ts =
+      k.timestamp_end ? trace_->CyclesToNs(sp->clock, Read(k.timestamp_end)) : 0;
+  if (k.events_discarded) {
+    const uint64_t total = Read(k.events_discarded);
+    const unsigned bits = k.events_discarded->scalar.size_bits;
+    uint64_t delta = total - prev_discarded_;  // the counter may wrap at its size
+    if (bits < 64) delta &= (uint64_t{1} << bits) - 1;
+    if (delta) {
+      pending_discarded_ = delta;
+      event_.discarded_begin = prev_packet_end_ts_;
+      event_.discarded_end = packet_end_ts;
+      stats_.discarded_events += delta;
+    }
+    prev_discarded_ = total;
+  }
+  if (k.packet_seq_num) {
+    const uint64_t seq = Read(k.packet_seq_num);
+    if (have_seq_ && seq > prev_seq_ + 1) stats_.lost_packets += seq - prev_seq_ - 1;
+    have_seq_ = true;
+    prev_seq_ = seq;
+  }
+  prev_packet_end_ts_ = packet_end_ts;
+  pos_ = pos;
+  return Status::Ok();
+}
+
+bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
+  const HeaderFastPath& f = stream_plan_->header_fast;
+  const uint64_t base = AlignUp(*pos, f.root_align);
+  if (f.one_window && base + 64 <= content_end_) {
+    uint64_t w;
+    std::memcpy(&w, event_.data + base / 8, 8);
+    const uint64_t tag = w & f.id_mask;
+    if (tag >= static_cast<uint64_t>(f.compact.lo) && tag <= static_cast<uint64_t>(f.compact.hi)) {
+      const uint64_t at = AlignUp(base + f.id_off + f.id.size_bits, f.compact.align);
+      uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)].data();
+      slots[0] = base;
+      slots[f.compact.slot] = at;
+      slots[f.extended.slot] = kAbsent;
+      *id = tag;
+      clock_ = UpdateClock(clock_, (w >> f.ts_shift) & f.ts_mask, f.compact.ts.size_bits);
+      *pos = at + f.compact.size;
+      return true;
+    }
+    if (f.extended_plain && tag >= static_cast<uint64_t>(f.extended.lo) &&
+        tag <= static_cast<uint64_t>(f.extended.hi)) {
+      const uint64_t at = AlignUp(base + f.id_off + f.id.size_bits, f.extended.align);
+      if (at + f.extended.size > content_end_) return false;
+      uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)].data();
+      slots[0] = base;
+      slots[f.compact.slot] = kAbsent;
+      slots[f.extended.slot] = at;
+      uint32_t ext_id;
+      std::memcpy(&ext_id, event_.data + (at + f.extended.id_off) / 8, 4);
+      std::memcpy(&clock_, event_.data + (at + f.extended.ts_off) / 8, 8);
+      *id = ext_id;
+      *pos = at + f.extended.size;
+      return true;
+    }
+  }
+  const uint64_t id_end = base + f.id_off + f.id.size_bits;
+  if (id_end > content_end_) return false;
+  const uint8_t* data = event_.data;
+  const uint64_t tag = ReadRawBits(data, event_.data_end, base + f.id_off, f.id);
+  const bool ext = tag >= static_cast<uint64_t>(f.extended.lo) && tag <= static_cast<uint64_t>(f.extended.hi);
+  if (!ext && !(tag >= static_cast<uint64_t>(f.compact.lo) && tag <= static_cast<uint64_t>(f.compact.hi)))
+    return false;
+  const HeaderFastPath::Option& o = ext ? f.extended : f.compact;
+  const uint64_t at = AlignUp(id_end, o.align);
+  if (at + o.size > content_end_) return false;
+  uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)].data();
+  slots[0] = base;
+  slots[f.compact.slot] = ext ? kAbsent : at;
+  slots[f.extended.slot] = ext ? at : kAbsent;
+  *id = ext ? ReadRawBits(data, event_.data_end, at + o.id_off, o.id) : tag;
+  clock_ = UpdateClock(clock_, ReadRawBits(data, event_.data_end, at + o.ts_off, o.ts), o.ts.size_bits);
+  *pos = at + o.size;
+  return true;
+}
+
+bool StreamCursor::DecodeEvent() {
+  const StreamPlan* sp = stream_plan_;
+  uint64_t pos = pos_;
+  uint64_t id = 0;
+  if (!(sp->header_fast.enabled && FastHeader(&pos, &id)) && sp->event_header.present) {
+    pos = pos_;
+    if (!Run(sp->event_header, Scope::kEventHeader, &pos)) return false;
+    for (const PlanNode* n : sp->known.header_ids) {
+      if (event_.Position(*n) != kAbsent) id = Read(n);
+    }
+  }
+  const EventPlan* ep = sp->FindEvent(id);
+  if (!ep) return Error(DataLoss(fmt::format("event id {} is not declared in stream class {}", id, sp->cls->id)));
+  if (sp->event_context.present && !RunScope(sp->event_context, Scope::kStreamEventContext, &pos)) return false;
+  if (ep->context.present && !RunScope(ep->context, Scope::kEventContext, &pos)) return false;
+  if (ep->payload.present && !RunScope(ep->payload, Scope::kEventPayload, &pos)) return false;
+  if (pos == pos_) return Error(DataLoss("event decodes to zero bits; cannot make progress"));
+  pos_ = pos;
+
+  uint64_t ts = clock_is_ns_ ? clock_ + clock_offset_ns_ : trace_->CyclesToNs(sp->clock, clock_);
+  if (have_ts_ && ts < last_ts_) {
+    ++stats_.clamped_events;
+    stats_.max_backward_ns = std::max(stats_.max_backward_ns, last_ts_ - ts);
+    ts = last_ts_;
+  }
+  if (!have_ts_) stats_.first_ts = ts;
+  have_ts_ = true;
+  last_ts_ = ts;
+  stats_.last_ts = ts;
+  ++stats_.events;
+  event_.kind = Event::Kind::kEvent;
+  event_.plan = ep;
+  event_.class_index = class_base_ + ep->index;
+  event_.cycles = clock_;
+  event_.timestamp = ts;
+  event_.content_end_bits = content_end_;
+  return true;
+}
+
+bool StreamCursor::Next() {
+  for (;;) {
+    if (pending_discarded_) {
+      event_.kind = Event::Kind::kDiscarded;
+      event_.plan = nullptr;
+      event_.discarded = pending_discarded_;
+      pending_discarded_ = 0;
+      // Placed at the previous event's time (or the packet's start before any event): the
+      // stream stays ordered and no real event needs clamping because of it.
+      event_.timestamp = have_ts_ ? last_ts_ : trace_->CyclesToNs(stream_plan_->clock, clock_);
+      return true;
+    }
+    if (in_packet_ && pos_ < content_end_) {
+      if (!DecodeEvent())
+        return Fail(std::move(error_).WithContext(
+            fmt::format("Cannot decode event: file={}, packet offset={}, event offset={}", path_,
+                        packet_offset_, packet_offset_ + pos_ / 8)));
+      return true;
+    }
+    in_packet_ = false;
+    if (next_packet_ >= file_size_) return false;
+    Status s = StartPacket();
+    if (!s.ok())
+      return Fail(std::move(s).WithContext(
+          fmt::format("Cannot decode packet: file={}, offset={}", path_, packet_offset_)));
+    in_packet_ = true;
+  }
+}
+
+}  // namespace causeway::ctf

@@ -1,0 +1,56 @@
+#include "ctf/reader/trace.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "base/int128.h"
+#include "ctf/metadata/metadata_file.h"
+#include "ctf/metadata/tsdl_parser.h"
+
+namespace causeway::ctf {
+
+namespace fs = std::filesystem;
+
+StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir) {
+  auto t = std::unique_ptr<Trace>(new Trace());
+  t->dir_ = dir;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return NotFound(fmt::format("Cannot open trace: {} is not a directory", dir));
+  auto text = ReadMetadataText(dir);
+  if (!text.ok()) return text.status().WithContext(fmt::format("Cannot open trace: path={}", dir));
+  auto parsed = ParseTsdl(*text);
+  if (!parsed.ok())
+    return parsed.status().WithContext(fmt::format("Cannot parse metadata: file={}/metadata", dir));
+  t->class_ = std::make_unique<TraceClass>(std::move(parsed).value());
+  auto plan = CompileTracePlan(*t->class_);
+  if (!plan.ok()) return plan.status().WithContext(fmt::format("Cannot open trace: path={}", dir));
+  t->plan_ = std::move(plan).value();
+
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "metadata" || name.empty() || name[0] == '.') continue;
+    if (!entry.is_regular_file(ec) || entry.file_size(ec) == 0) continue;
+    t->stream_paths_.push_back(entry.path().string());
+  }
+  if (ec) return IoError(fmt::format("Cannot list trace directory {}: {}", dir, ec.message()));
+  std::sort(t->stream_paths_.begin(), t->stream_paths_.end());
+
+  t->hostname_ = t->class_->EnvString("hostname");
+  if (t->hostname_.empty()) t->hostname_ = t->class_->EnvString("host");
+  if (t->hostname_.empty()) t->hostname_ = fs::path(dir).lexically_normal().filename().string();
+  return t;
+}
+
+uint64_t Trace::CyclesToNs(const ClockClass* clock, uint64_t cycles) const {
+  if (!clock) return cycles;
+  const int128 offset_ns = static_cast<int128>(clock->offset_s) * 1'000'000'000;
+  if (clock->freq == 1'000'000'000)
+    return static_cast<uint64_t>(offset_ns + clock->offset + static_cast<int128>(cycles));
+  const int128 total = static_cast<int128>(clock->offset) + cycles;
+  return static_cast<uint64_t>(offset_ns + total * 1'000'000'000 / static_cast<int128>(clock->freq));
+}
+
+}  // namespace causeway::ctf

@@ -1,0 +1,370 @@
+#include "report/event_format.h"
+
+#include <cmath>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "ctf/reader/trace.h"
+
+namespace causeway::report {
+
+using ctf::Event;
+using ctf::PlanNode;
+using ctf::TypeKind;
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+namespace {
+
+uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Text as babeltrace prints it: in double quotes, control characters escaped C-style.
+void AppendTextString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '\a': *out += "\\a"; break;
+      case '\b': *out += "\\b"; break;
+      case '\f': *out += "\\f"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      case '\v': *out += "\\v"; break;
+      default: out->push_back(c);
+    }
+  }
+  out->push_back('"');
+}
+
+bool IsText(const PlanNode& n) {
+  const auto* t = n.type;
+  if (t->kind != TypeKind::kArray && t->kind != TypeKind::kSequence) return false;
+  const auto* e = t->element.get();
+  return e && e->kind == TypeKind::kInteger && e->size_bits == 8 && e->encoding != ctf::Encoding::kNone;
+}
+
+}  // namespace
+
+// Walks a compiled type tree over one event's bytes. Positions come from the event's
+// slots, copied so that elements of arrays of variable-size elements can be re-walked:
+// inside them, a node that owns an anchor writes its own start into the copy.
+struct EventFormatter::Walk {
+  const Event& e;
+  bool json;
+  std::string* out;
+  std::vector<uint64_t> slots[ctf::kNumScopes];
+  bool rewalk = false;
+
+  explicit Walk(const Event& ev, bool as_json, std::string* o) : e(ev), json(as_json), out(o) {}
+
+  void Bind(ctf::Scope scope, uint16_t num_slots) {
+    const int s = static_cast<int>(scope);
+    slots[s].assign(e.slots[s], e.slots[s] + num_slots);
+  }
+
+  uint64_t Pos(const PlanNode& n, uint64_t cursor) {
+    auto& v = slots[static_cast<int>(n.loc.scope)];
+    if (rewalk && n.owns_anchor) v[n.loc.slot] = AlignUp(cursor, n.align_bits);
+    const uint64_t a = v[n.loc.slot];
+    return a == ctf::kAbsent ? ctf::kAbsent : a + n.loc.offset_bits;
+  }
+  uint64_t ReadAt(uint64_t pos, const ctf::ScalarDesc& d) const {
+    return ctf::ReadRawBits(e.data, e.data_end, pos, d);
+  }
+  uint64_t ReadRef(const PlanNode& n) {
+    auto& v = slots[static_cast<int>(n.ref.scope)];
+    if (v.empty() || v[n.ref.slot] == ctf::kAbsent) return 0;
+    return ReadAt(v[n.ref.slot] + n.ref.offset_bits, n.ref_scalar);
+  }
+
+  void Scalar(const PlanNode& n, uint64_t pos) {
+    const ctf::Type& t = *n.type;
+    const uint64_t raw = ReadAt(pos, n.scalar);
+    if (t.kind == TypeKind::kFloat) {
+      const double d = ctf::BitsToDouble(raw, n.scalar.size_bits);
+      if (json && !std::isfinite(d)) *out += "null";
+      else if (json) fmt::format_to(std::back_inserter(*out), "{}", d);
+      else fmt::format_to(std::back_inserter(*out), "{:g}", d);
+      return;
+    }
+    const int64_t sv = n.scalar.is_signed ? ctf::SignExtend(raw, n.scalar.size_bits) : 0;
+    auto number = [&]() {
+      if (!json && t.base == 16) fmt::format_to(std::back_inserter(*out), "0x{:X}", raw);
+      else if (!json && t.base == 8) fmt::format_to(std::back_inserter(*out), "0{:o}", raw);
+      else if (!json && t.base == 2) fmt::format_to(std::back_inserter(*out), "0b{:b}", raw);
+      else if (n.scalar.is_signed) fmt::format_to(std::back_inserter(*out), "{}", sv);
+      else fmt::format_to(std::back_inserter(*out), "{}", raw);
+    };
+    if (t.kind != TypeKind::kEnum) return number();
+    std::vector<const std::string*> labels;
+    for (const auto& m : t.mappings) {
+      const bool hit = n.scalar.is_signed
+                           ? (sv >= m.lo && sv <= m.hi)
+                           : (raw >= static_cast<uint64_t>(m.lo) && raw <= static_cast<uint64_t>(m.hi));
+      if (hit) labels.push_back(&m.label);
+    }
+    if (json) {
+      *out += "{\"label\":";
+      if (labels.empty()) *out += "null";
+      else AppendJsonString(*labels[0], out);
+      *out += ",\"value\":";
+      number();
+      *out += "}";
+      return;
+    }
+    *out += "( ";
+    if (labels.empty()) {
+      *out += "<unknown>";
+    } else if (labels.size() == 1) {
+      fmt::format_to(std::back_inserter(*out), "\"{}\"", *labels[0]);
+    } else {
+      *out += "{ ";
+      for (size_t i = 0; i < labels.size(); ++i) fmt::format_to(std::back_inserter(*out), "{}\"{}\"", i ? ", " : "", *labels[i]);
+      *out += " }";
+    }
+    *out += " : container = ";
+    number();
+    *out += " )";
+  }
+
+  // Appends the value of `n` starting at or after `cursor`; returns where it ends.
+  uint64_t Value(const PlanNode& n, uint64_t cursor) {
+    const uint64_t pos = Pos(n, cursor);
+    if (pos == ctf::kAbsent) {
+      *out += json ? "null" : "<absent>";
+      return cursor;
+    }
+    const ctf::Type& t = *n.type;
+    switch (t.kind) {
+      case TypeKind::kInteger:
+      case TypeKind::kEnum:
+      case TypeKind::kFloat:
+        Scalar(n, pos);
+        return pos + t.size_bits;
+      case TypeKind::kString: {
+        const char* p = reinterpret_cast<const char*>(e.data) + pos / 8;
+        const uint64_t avail = e.content_end_bits / 8 - pos / 8;
+        const void* nul = std::memchr(p, 0, avail);
+        const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
+        if (json) AppendJsonString({p, len}, out);
+        else AppendTextString({p, len}, out);
+        return pos + (len + 1) * 8;
+      }
+      case TypeKind::kStruct:
+        return Struct(n, pos);
+      case TypeKind::kVariant: {
+        const uint64_t raw = ReadRef(n);
+        const bool sign = n.ref_scalar.is_signed;
+        const int64_t sv = sign ? ctf::SignExtend(raw, n.ref_scalar.size_bits) : 0;
+        for (const auto& m : n.ref_type->mappings) {
+          const bool hit = sign ? (sv >= m.lo && sv <= m.hi)
+                                : (raw >= static_cast<uint64_t>(m.lo) && raw <= static_cast<uint64_t>(m.hi));
+          if (!hit) continue;
+          for (const auto& opt : n.children) {
+            if (opt.raw_name != m.label && opt.name != m.label) continue;
+            if (json) *out += "{";
+            else *out += "{ ";
+            Name(opt);
+            const uint64_t end = Value(opt, pos);
+            *out += json ? "}" : " }";
+            return end;
+          }
+        }
+        *out += json ? "null" : "<unknown option>";
+        return pos;
+      }
+      case TypeKind::kArray:
+      case TypeKind::kSequence:
+        return Array(n, pos);
+    }
+    return pos;
+  }
+
+  void Name(const PlanNode& n) {
+    if (json) {
+      AppendJsonString(n.name, out);
+      out->push_back(':');
+    } else {
+      *out += n.name;
+      *out += " = ";
+    }
+  }
+
+  uint64_t Struct(const PlanNode& n, uint64_t pos) {
+    *out += json ? "{" : "{ ";
+    uint64_t cursor = pos;
+    for (size_t i = 0; i < n.children.size(); ++i) {
+      if (i) *out += json ? "," : ", ";
+      Name(n.children[i]);
+      cursor = Value(n.children[i], cursor);
+    }
+    if (json) *out += "}";
+    else *out += n.children.empty() ? "}" : " }";
+    return cursor;
+  }
+
+  uint64_t Array(const PlanNode& n, uint64_t pos) {
+    const ctf::Type& t = *n.type;
+    const uint64_t count = t.kind == TypeKind::kArray ? t.length : ReadRef(n);
+    const PlanNode& elem = n.children[0];
+    const uint64_t start = AlignUp(pos, elem.align_bits);
+    if (IsText(n)) {
+      const char* p = reinterpret_cast<const char*>(e.data) + start / 8;
+      const uint64_t avail = std::min<uint64_t>(count, e.content_end_bits / 8 - start / 8);
+      const void* nul = std::memchr(p, 0, avail);
+      const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
+      if (json) AppendJsonString({p, len}, out);
+      else AppendTextString({p, len}, out);
+      return start + count * 8;
+    }
+    *out += json ? "[" : "[ ";
+    uint64_t cursor = start;
+    const bool saved = rewalk;
+    const uint64_t stride = elem.fixed_size ? AlignUp(elem.size_bits, elem.align_bits) : 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (i) *out += json ? "," : ", ";
+      if (!json) fmt::format_to(std::back_inserter(*out), "[{}] = ", i);
+      if (elem.fixed_size) {
+        // Static element: its anchor is the element start.
+        slots[static_cast<int>(elem.loc.scope)][elem.loc.slot] = start + i * stride;
+        rewalk = false;
+        Value(elem, cursor);
+        cursor = start + (i + 1) * stride;
+      } else {
+        rewalk = true;
+        cursor = Value(elem, cursor);
+      }
+      if (cursor > e.content_end_bits) break;
+    }
+    rewalk = saved;
+    *out += json ? "]" : (count ? " ]" : "]");
+    return count && elem.fixed_size ? start + count * stride : cursor;
+  }
+};
+
+void EventFormatter::AppendTime(uint64_t ns, std::string* out) const {
+  const uint64_t sec = ns / 1'000'000'000, frac = ns % 1'000'000'000;
+  if (options_.time == TimeFormat::kSeconds) {
+    fmt::format_to(std::back_inserter(*out), "{}.{:09}", sec, frac);
+    return;
+  }
+  const time_t t = static_cast<time_t>(sec);
+  struct tm tm;
+  if (options_.time == TimeFormat::kGmt) gmtime_r(&t, &tm);
+  else localtime_r(&t, &tm);
+  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}.{:09}", tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+}
+
+void EventFormatter::AppendText(const Event& e, std::string* out) {
+  out->push_back('[');
+  if (options_.time == TimeFormat::kCycles) fmt::format_to(std::back_inserter(*out), "{:020}", e.cycles);
+  else AppendTime(e.timestamp, out);
+  out->push_back(']');
+  if (options_.delta) {
+    if (have_last_) {
+      const uint64_t d = e.timestamp - last_ts_;
+      fmt::format_to(std::back_inserter(*out), " (+{}.{:09})", d / 1'000'000'000, d % 1'000'000'000);
+    } else {
+      *out += " (+?.\?\?\?\?\?\?\?\?\?)";
+    }
+  }
+  have_last_ = true;
+  last_ts_ = e.timestamp;
+  if (options_.hostname) {
+    const std::string host = e.trace->trace_class().EnvString("hostname");
+    if (!host.empty()) {
+      out->push_back(' ');
+      *out += host;
+    }
+  }
+  out->push_back(' ');
+  if (e.kind == Event::Kind::kDiscarded) {
+    fmt::format_to(std::back_inserter(*out), "<discarded>: {{ count = {} }}", e.discarded);
+    return;
+  }
+  *out += e.name();
+  *out += ": ";
+  Walk w(e, false, out);
+  bool first = true;
+  auto sep = [&] {
+    if (!first) *out += ", ";
+    first = false;
+  };
+  if (e.cpu >= 0) {
+    sep();
+    fmt::format_to(std::back_inserter(*out), "{{ cpu_id = {} }}", e.cpu);
+  }
+  const ctf::StreamPlan& sp = *e.stream_plan;
+  const ctf::ScopePlan* scopes[] = {&sp.event_context, &e.plan->context, &e.plan->payload};
+  const ctf::Scope ids[] = {ctf::Scope::kStreamEventContext, ctf::Scope::kEventContext, ctf::Scope::kEventPayload};
+  for (int i = 0; i < 3; ++i) {
+    if (!scopes[i]->present) continue;
+    w.Bind(ids[i], scopes[i]->num_slots);
+    sep();
+    w.Value(scopes[i]->root, 0);
+  }
+}
+
+void EventFormatter::AppendJson(const Event& e, std::string* out) {
+  fmt::format_to(std::back_inserter(*out), "{{\"timestamp\":{},\"time\":\"", e.timestamp);
+  AppendTime(e.timestamp, out);
+  *out += "\",\"host\":";
+  AppendJsonString(e.trace->hostname(), out);
+  *out += ",\"name\":";
+  AppendJsonString(e.name(), out);
+  fmt::format_to(std::back_inserter(*out), ",\"cpu\":{},\"stream\":{}", e.cpu, e.stream_index);
+  if (e.kind == Event::Kind::kDiscarded) {
+    fmt::format_to(std::back_inserter(*out), ",\"discarded\":{},\"from\":{},\"to\":{}}}", e.discarded,
+                   e.discarded_begin, e.discarded_end);
+    return;
+  }
+  Walk w(e, true, out);
+  const ctf::StreamPlan& sp = *e.stream_plan;
+  if (sp.event_context.present || e.plan->context.present) {
+    *out += ",\"context\":{";
+    bool first = true;
+    const ctf::ScopePlan* scopes[] = {&sp.event_context, &e.plan->context};
+    const ctf::Scope ids[] = {ctf::Scope::kStreamEventContext, ctf::Scope::kEventContext};
+    for (int i = 0; i < 2; ++i) {
+      if (!scopes[i]->present) continue;
+      w.Bind(ids[i], scopes[i]->num_slots);
+      uint64_t cursor = 0;
+      for (const auto& c : scopes[i]->root.children) {
+        if (!first) out->push_back(',');
+        first = false;
+        w.Name(c);
+        cursor = w.Value(c, cursor);
+      }
+    }
+    *out += "}";
+  }
+  *out += ",\"fields\":";
+  if (e.plan->payload.present) {
+    w.Bind(ctf::Scope::kEventPayload, e.plan->payload.num_slots);
+    w.Value(e.plan->payload.root, 0);
+  } else {
+    *out += "{}";
+  }
+  *out += "}";
+}
+
+}  // namespace causeway::report

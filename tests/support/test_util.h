@@ -1,0 +1,45 @@
+// Helpers shared by the end-to-end tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ctf/reader/event_reader.h"
+
+namespace causeway::testing {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+};
+
+// Runs `command` through /bin/sh; stderr goes to `stderr_path` when given, else /dev/null.
+CommandResult RunCommand(const std::string& command, const std::string& stderr_path = "");
+
+std::vector<std::string> SplitLines(const std::string& text);
+
+// A fresh empty directory under $TMPDIR, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct ReadResult {
+  std::vector<std::string> lines;  // events only, babeltrace2 `--clock-seconds --no-delta` style
+  std::vector<ctf::StreamStats> streams;
+  uint64_t discarded_records = 0;
+  Status status;
+};
+
+// Reads every event of `dirs` with our reader and renders it like babeltrace2.
+ReadResult ReadAsText(const std::vector<std::string>& dirs);
+
+std::string TestTrace(const std::string& name);  // tests/data/traces/<name>
+bool HaveProgram(const std::string& name);
+
+}  // namespace causeway::testing
