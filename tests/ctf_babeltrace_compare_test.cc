@@ -19,43 +19,6 @@ std::vector<std::string> Babeltrace(const std::string& dir, int* exit_code = nul
   return SplitLines(r.out);
 }
 
-// babeltrace2 2.0.4 prints a stale value for a string field whose new value is the empty
-// string (its pooled string field is not cleared; the raw bytes hold a lone NUL). Counts the
-// lines where ours has `x = ""` and babeltrace's has `x = "something"` and everything else is
-// equal, after checking that babeltrace's value is one that an earlier event of the same
-// name really carried.
-int CountStaleEmptyStrings(const std::vector<std::string>& bt, const std::vector<std::string>& ours) {
-  int stale = 0;
-  const std::regex head(R"(^\[[0-9.]+\] \S+ (\S+): \{ cpu_id = (\d+) \})");
-  for (size_t i = 0; i < bt.size(); ++i) {
-    if (bt[i] == ours[i]) continue;
-    std::smatch m;
-    EXPECT_TRUE(std::regex_search(ours[i], m, head)) << ours[i];
-    // Find the field that differs: ours has `x = ""`, babeltrace has `x = "something"`.
-    const std::regex empty_field(R"((\w+) = \"\")");
-    bool explained = false;
-    for (auto it = std::sregex_iterator(ours[i].begin(), ours[i].end(), empty_field); it != std::sregex_iterator();
-         ++it) {
-      const std::string field = (*it)[1].str();
-      const std::regex bt_field(field + R"( = (\"[^\"]*\"))");
-      std::smatch bm;
-      if (!std::regex_search(bt[i], bm, bt_field)) continue;
-      std::string patched = ours[i];
-      patched.replace(it->position(0), it->length(0), field + " = " + bm[1].str());
-      if (patched != bt[i]) continue;
-      for (size_t j = i; j-- > 0 && !explained;) {
-        std::smatch pm, pv;
-        explained = std::regex_search(bt[j], pm, head) && pm[1].str() == m[1].str() &&
-                    std::regex_search(bt[j], pv, bt_field) && pv[1].str() == bm[1].str();
-      }
-    }
-    EXPECT_TRUE(explained) << "unexplained difference at line " << i << "\n  babeltrace2: " << bt[i]
-                           << "\n  causeway:    " << ours[i];
-    ++stale;
-  }
-  return stale;
-}
-
 class BabeltraceCompareTest : public ::testing::Test {
  protected:
   void SetUp() override {

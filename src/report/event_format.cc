@@ -91,9 +91,12 @@ struct EventFormatter::Walk {
     return ctf::ReadRawBits(e.data, e.data_end, pos, d);
   }
   uint64_t ReadRef(const PlanNode& n) {
-    auto& v = slots[static_cast<int>(n.ref.scope)];
-    if (v.empty() || v[n.ref.slot] == ctf::kAbsent) return 0;
-    return ReadAt(v[n.ref.slot] + n.ref.offset_bits, n.ref_scalar);
+    // A scope the walk does not print (the headers, the packet context) is read from the
+    // event's own slots.
+    const int s = static_cast<int>(n.ref.scope);
+    const uint64_t anchor = slots[s].empty() ? e.slots[s][n.ref.slot] : slots[s][n.ref.slot];
+    if (anchor == ctf::kAbsent) return 0;
+    return ReadAt(anchor + n.ref.offset_bits, n.ref_scalar);
   }
 
   void Scalar(const PlanNode& n, uint64_t pos) {

@@ -42,4 +42,10 @@ ReadResult ReadAsText(const std::vector<std::string>& dirs);
 std::string TestTrace(const std::string& name);  // tests/data/traces/<name>
 bool HaveProgram(const std::string& name);
 
+// babeltrace2 2.0.4 prints a stale value for a string field whose new value is empty. Checks
+// that every line where `bt` and `ours` differ is such a case (ours `x = ""`, babeltrace's
+// `x = "v"` with v a value an earlier event of the same name carried, the rest identical),
+// failing the test otherwise, and returns how many lines differ.
+int CountStaleEmptyStrings(const std::vector<std::string>& bt, const std::vector<std::string>& ours);
+
 }  // namespace causeway::testing

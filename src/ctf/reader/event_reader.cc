@@ -75,49 +75,47 @@ void EventReader::Push(uint32_t s) {
   }
 }
 
-const Event* EventReader::Next() {
-  if (!status_.ok()) return nullptr;
-  if (!started_) {
-    started_ = true;
-    for (uint32_t s = 0; s < cursors_.size(); ++s) {
-      if (cursors_[s]->Next()) {
-        Push(s);
-      } else if (!cursors_[s]->status().ok()) {
-        status_ = cursors_[s]->status();
-        return nullptr;
-      }
-    }
-  } else if (advance_ >= 0) {
-    StreamCursor& c = *cursors_[advance_];
-    if (c.Next()) {
-      const uint64_t ts = c.event().timestamp;
-      // Ties go to the lower stream index; staying on top is only safe when strictly earlier
-      // or when no other stream could win the tie.
-      if (ts < limit_) {
-        heap_[0].ts = ts;
-        return &c.event();
-      }
-      heap_[0].ts = ts;
-      SiftDown(0);  // the advanced stream is at the top of the heap
-    } else {
-      if (!c.status().ok()) {
-        status_ = c.status();
-        return nullptr;
-      }
-      heap_[0] = heap_.back();
-      heap_.pop_back();
-      if (!heap_.empty()) SiftDown(0);
+const Event* EventReader::Start() {
+  if (started_ || !status_.ok()) return nullptr;
+  started_ = true;
+  for (uint32_t s = 0; s < cursors_.size(); ++s) {
+    if (cursors_[s]->Next()) {
+      Push(s);
+    } else if (!cursors_[s]->status().ok()) {
+      status_ = cursors_[s]->status();
+      return nullptr;
     }
   }
-  if (heap_.empty()) {
-    advance_ = -1;
+  return Top();
+}
+
+const Event* EventReader::Reorder() {
+  SiftDown(0);  // the advanced stream was at the top of the heap
+  return Top();
+}
+
+const Event* EventReader::StreamEnded() {
+  if (!current_->status().ok()) {
+    status_ = current_->status();
+    current_ = nullptr;
     return nullptr;
   }
-  advance_ = heap_[0].stream;
+  heap_[0] = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) SiftDown(0);
+  return Top();
+}
+
+const Event* EventReader::Top() {
+  if (heap_.empty()) {
+    current_ = nullptr;
+    return nullptr;
+  }
+  current_ = cursors_[heap_[0].stream].get();
   limit_ = UINT64_MAX;
   if (heap_.size() > 1) limit_ = heap_[1].ts;
   if (heap_.size() > 2) limit_ = std::min(limit_, heap_[2].ts);
-  return &cursors_[advance_]->event();
+  return &current_->event();
 }
 
 std::vector<StreamStats> EventReader::stream_stats() const {

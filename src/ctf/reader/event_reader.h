@@ -25,7 +25,18 @@ class EventReader {
 
   // The next event, or nullptr at the end or on error (then status() is not OK). The
   // event stays valid until the next call.
-  const Event* Next();
+  const Event* Next() {
+    if (current_) [[likely]] {
+      if (current_->Next()) [[likely]] {
+        const uint64_t ts = current_->event().timestamp;
+        heap_[0].ts = ts;
+        if (ts < limit_) return &current_->event();
+        return Reorder();
+      }
+      return StreamEnded();
+    }
+    return Start();
+  }
   const Status& status() const { return status_; }
 
   const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }
@@ -44,13 +55,17 @@ class EventReader {
     bool operator<(const Head& o) const { return ts != o.ts ? ts < o.ts : stream < o.stream; }
   };
   void SiftDown(size_t i);
+  const Event* Start();
+  const Event* Reorder();
+  const Event* StreamEnded();
+  const Event* Top();
   void Push(uint32_t s);
 
   std::vector<std::unique_ptr<Trace>> traces_;
   std::vector<std::unique_ptr<StreamCursor>> cursors_;
   std::vector<Head> heap_;
   uint32_t num_event_classes_ = 0;
-  int64_t advance_ = -1;
+  StreamCursor* current_ = nullptr;  // stream whose event was returned last
   // Smallest head timestamp of the streams other than the top one: while the top stream's
   // next event is not later, it stays on top and the heap is not touched.
   uint64_t limit_ = 0;  // stream whose event was returned last; advanced on the next call

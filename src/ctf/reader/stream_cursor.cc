@@ -41,7 +41,7 @@ StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t st
 }
 
 StreamCursor::~StreamCursor() {
-  if (map_) munmap(const_cast<uint8_t*>(map_), file_size_);
+  if (mapped_) munmap(const_cast<uint8_t*>(map_), file_size_);
   if (fd_ >= 0) close(fd_);
 }
 
@@ -56,16 +56,30 @@ Status StreamCursor::Open() {
   void* m = mmap(nullptr, file_size_, PROT_READ, MAP_PRIVATE, fd_, 0);
   if (m == MAP_FAILED) return IoError(fmt::format("Cannot map {}: {}", path_, strerror(errno)));
   map_ = static_cast<const uint8_t*>(m);
+  mapped_ = true;
   madvise(m, file_size_, MADV_SEQUENTIAL);
+  SizeHeaderSlots();
+  return Status::Ok();
+}
+
+Status StreamCursor::OpenMemory(const uint8_t* data, uint64_t size) {
+  file_size_ = size;
+  stats_.file_bytes = size;
+  map_ = data;
+  SizeHeaderSlots();
+  return Status::Ok();
+}
+
+void StreamCursor::SizeHeaderSlots() {
   // Size the packet-header slots now; the stream's own scopes are sized by StartPacket.
   slots_[0].assign(std::max<size_t>(trace_->plan().packet_header.num_slots, 1), kAbsent);
   for (int s = 0; s < kNumScopes; ++s) event_.slots[s] = slots_[s].data();
-  return Status::Ok();
 }
 
 bool StreamCursor::Fail(Status s) {
   status_ = std::move(s);
   in_packet_ = false;
+  fast_ = false;
   next_packet_ = file_size_;
   return false;
 }
@@ -78,6 +92,7 @@ uint64_t StreamCursor::Read(const PlanNode* n) const {
 }
 
 void StreamCursor::ReleaseBehind() {
+  if (!mapped_) return;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t upto = packet_offset_ / page * page;
   if (upto - released_ < kReleaseChunk) return;
@@ -352,26 +367,31 @@ bool StreamCursor::DecodeEvent() {
   pos_ = pos;
 
   uint64_t ts = clock_is_ns_ ? clock_ + clock_offset_ns_ : trace_->CyclesToNs(sp->clock, clock_);
-  if (have_ts_ && ts < last_ts_) {
+  if (ts < last_ts_) [[unlikely]] {
     ++stats_.clamped_events;
     stats_.max_backward_ns = std::max(stats_.max_backward_ns, last_ts_ - ts);
     ts = last_ts_;
   }
-  if (!have_ts_) stats_.first_ts = ts;
-  have_ts_ = true;
+  if (!have_ts_) [[unlikely]] {
+    stats_.first_ts = ts;
+    have_ts_ = true;
+  }
   last_ts_ = ts;
-  stats_.last_ts = ts;
   ++stats_.events;
-  event_.kind = Event::Kind::kEvent;
   event_.plan = ep;
   event_.class_index = class_base_ + ep->index;
   event_.cycles = clock_;
   event_.timestamp = ts;
-  event_.content_end_bits = content_end_;
   return true;
 }
 
-bool StreamCursor::Next() {
+bool StreamCursor::FailDecode() {
+  return Fail(std::move(error_).WithContext(fmt::format("Cannot decode event: file={}, packet offset={}, event offset={}",
+                                                        path_, packet_offset_, packet_offset_ + pos_ / 8)));
+}
+
+bool StreamCursor::NextSlow() {
+  event_.kind = Event::Kind::kEvent;
   for (;;) {
     if (pending_discarded_) {
       event_.kind = Event::Kind::kDiscarded;
@@ -381,22 +401,22 @@ bool StreamCursor::Next() {
       // Placed at the previous event's time (or the packet's start before any event): the
       // stream stays ordered and no real event needs clamping because of it.
       event_.timestamp = have_ts_ ? last_ts_ : trace_->CyclesToNs(stream_plan_->clock, clock_);
+      fast_ = false;  // the next call comes back here to reset the kind
       return true;
     }
     if (in_packet_ && pos_ < content_end_) {
-      if (!DecodeEvent())
-        return Fail(std::move(error_).WithContext(
-            fmt::format("Cannot decode event: file={}, packet offset={}, event offset={}", path_,
-                        packet_offset_, packet_offset_ + pos_ / 8)));
-      return true;
+      fast_ = true;
+      return DecodeEvent() || FailDecode();
     }
     in_packet_ = false;
+    fast_ = false;
     if (next_packet_ >= file_size_) return false;
     Status s = StartPacket();
     if (!s.ok())
       return Fail(std::move(s).WithContext(
           fmt::format("Cannot decode packet: file={}, offset={}", path_, packet_offset_)));
     in_packet_ = true;
+    event_.content_end_bits = content_end_;
   }
 }
 

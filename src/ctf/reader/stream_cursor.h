@@ -43,16 +43,30 @@ class StreamCursor {
   StreamCursor& operator=(const StreamCursor&) = delete;
 
   Status Open();
+  // Decodes `size` bytes at `data` instead of the file (the fuzzers); the bytes must outlive
+  // the cursor, and the path only names them in messages.
+  Status OpenMemory(const uint8_t* data, uint64_t size);
   // Decodes the next event (or discarded-events record) into event(). Returns false at
   // the end of the file or on error; status() tells which.
-  bool Next();
+  bool Next() {
+    if (fast_ && pos_ < content_end_) [[likely]]
+      return DecodeEvent() || FailDecode();
+    return NextSlow();
+  }
   const Event& event() const { return event_; }
   const Status& status() const { return status_; }
-  const StreamStats& stats() const { return stats_; }
+  StreamStats stats() const {
+    StreamStats s = stats_;
+    s.last_ts = last_ts_;
+    return s;
+  }
   uint64_t bytes_consumed() const { return packet_offset_; }
 
  private:
   bool Fail(Status s);
+  void SizeHeaderSlots();
+  bool NextSlow();
+  bool FailDecode();
   Status StartPacket();
   // The hot path returns bool and leaves the error in error_: no Status per event.
   bool Error(Status s) {
@@ -88,11 +102,13 @@ class StreamCursor {
   Status error_;
   int fd_ = -1;
   const uint8_t* map_ = nullptr;
+  bool mapped_ = false;  // map_ is our mapping of the file (not OpenMemory's bytes)
   uint64_t file_size_ = 0;
   uint64_t released_ = 0;
 
   const StreamPlan* stream_plan_ = nullptr;
   bool in_packet_ = false;
+  bool fast_ = false;  // in a packet with no pending record: Next() can decode directly
   uint64_t packet_offset_ = 0;   // file offset of the current packet
   uint64_t next_packet_ = 0;     // file offset of the next packet
   uint64_t content_end_ = 0;     // bits, relative to the packet

@@ -26,7 +26,8 @@ StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir) {
     return parsed.status().WithContext(fmt::format("Cannot parse metadata: file={}/metadata", dir));
   t->class_ = std::make_unique<TraceClass>(std::move(parsed).value());
   auto plan = CompileTracePlan(*t->class_);
-  if (!plan.ok()) return plan.status().WithContext(fmt::format("Cannot open trace: path={}", dir));
+  if (!plan.ok())
+    return plan.status().WithContext(fmt::format("Cannot compile metadata: file={}/metadata", dir));
   t->plan_ = std::move(plan).value();
 
   for (const auto& entry : fs::directory_iterator(dir, ec)) {

@@ -1,0 +1,184 @@
+// Benchmark: decode a CTF trace with Causeway's reader and with babeltrace2, side by side.
+//
+//   ctf_read_bench TRACE_DIR [--runs N] [--no-babeltrace]
+//
+// Causeway is measured twice per run, each in a child process so that peak RSS is its own:
+//   events: every event decoded (header, id, timestamp, layout walk) in merged order;
+//   fields: the same, plus every scalar field value and every string read.
+// babeltrace2 runs as `babeltrace2 -c sink.utils.dummy TRACE_DIR` (it decodes every field).
+// Prints medians, events/s, MB/s, the ratios, and peak RSS.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ctf/reader/event_reader.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using causeway::ctf::Event;
+using causeway::ctf::EventReader;
+using causeway::ctf::PlanNode;
+using causeway::ctf::TypeKind;
+
+struct Result {
+  double seconds = 0;
+  uint64_t events = 0;
+  uint64_t bytes = 0;
+  long max_rss_kb = 0;
+  uint64_t checksum = 0;
+};
+
+// Runs in the child: decodes the trace and prints "seconds events bytes checksum".
+int Child(const std::string& dir, bool fields) {
+  const auto t0 = Clock::now();
+  auto reader = EventReader::Open({dir});
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
+    return 1;
+  }
+  // Per event class: the scalar and string fields to read.
+  std::vector<std::vector<const PlanNode*>> scalars((*reader)->num_event_classes());
+  std::vector<std::vector<const PlanNode*>> strings((*reader)->num_event_classes());
+  std::vector<bool> prepared((*reader)->num_event_classes(), false);
+  uint64_t events = 0, sum = 0;
+  while (const Event* e = (*reader)->Next()) {
+    ++events;
+    sum += e->timestamp ^ e->class_index;
+    if (!fields || e->kind != Event::Kind::kEvent) continue;
+    const uint32_t c = e->class_index;
+    if (!prepared[c]) {
+      prepared[c] = true;
+      for (const auto& f : e->plan->fields) {
+        const TypeKind k = f.node->type->kind;
+        if (k == TypeKind::kInteger || k == TypeKind::kEnum || k == TypeKind::kFloat) scalars[c].push_back(f.node);
+        else if (k == TypeKind::kString || k == TypeKind::kArray || k == TypeKind::kSequence) strings[c].push_back(f.node);
+      }
+    }
+    for (const PlanNode* n : scalars[c]) sum += e->GetUnsigned(*n);
+    for (const PlanNode* n : strings[c]) sum += e->GetString(*n).size();
+  }
+  if (!(*reader)->status().ok()) {
+    std::fprintf(stderr, "%s\n", (*reader)->status().ToString().c_str());
+    return 1;
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf("%.6f %lu %lu %lu\n", s, static_cast<unsigned long>(events),
+              static_cast<unsigned long>((*reader)->total_bytes()), static_cast<unsigned long>(sum));
+  return 0;
+}
+
+// Runs `argv` in a child process; returns wall time, stdout and the child's peak RSS.
+bool Spawn(const std::vector<std::string>& args, Result* r, std::string* out) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) return false;
+  const auto t0 = Clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], STDOUT_FILENO);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof buf)) > 0) out->append(buf, static_cast<size_t>(n));
+  close(pipefd[0]);
+  int status = 0;
+  struct rusage ru;
+  wait4(pid, &status, 0, &ru);
+  r->seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r->max_rss_kb = ru.ru_maxrss;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 4 && std::strcmp(argv[1], "--child") == 0) return Child(argv[3], std::strcmp(argv[2], "fields") == 0);
+  if (argc < 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: %s TRACE_DIR [--runs N] [--no-babeltrace]\n", argv[0]);
+    return 2;
+  }
+  const std::string dir = argv[1];
+  int runs = 3;
+  bool babeltrace = true;
+  for (int i = 2; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--no-babeltrace") == 0) babeltrace = false;
+  }
+  const std::string self = "/proc/self/exe";
+  std::vector<double> t_events, t_fields, t_bt;
+  Result last_events, last_fields;
+  long rss_events = 0, rss_fields = 0, rss_bt = 0;
+  for (int run = 0; run < runs; ++run) {
+    // Interleaved so that machine noise hits every contender alike.
+    for (const char* mode : {"events", "fields"}) {
+      Result r;
+      std::string out;
+      if (!Spawn({self, "--child", mode, dir}, &r, &out)) {
+        std::fprintf(stderr, "causeway reader failed on %s\n", dir.c_str());
+        return 1;
+      }
+      double s = 0;
+      unsigned long ev = 0, by = 0, sum = 0;
+      std::sscanf(out.c_str(), "%lf %lu %lu %lu", &s, &ev, &by, &sum);
+      r.events = ev;
+      r.bytes = by;
+      // Wall time of the whole process, like babeltrace2's below (s is the in-process part).
+      (void)s;
+      if (std::strcmp(mode, "events") == 0) {
+        t_events.push_back(r.seconds);
+        last_events = r;
+        rss_events = std::max(rss_events, r.max_rss_kb);
+      } else {
+        t_fields.push_back(r.seconds);
+        last_fields = r;
+        rss_fields = std::max(rss_fields, r.max_rss_kb);
+      }
+    }
+    if (babeltrace) {
+      Result r;
+      std::string out;
+      if (!Spawn({"babeltrace2", "-c", "sink.utils.dummy", dir}, &r, &out)) {
+        std::fprintf(stderr, "babeltrace2 failed on %s\n", dir.c_str());
+        return 1;
+      }
+      t_bt.push_back(r.seconds);
+      rss_bt = std::max(rss_bt, r.max_rss_kb);
+    }
+  }
+  const double events = static_cast<double>(last_events.events);
+  const double mb = static_cast<double>(last_events.bytes) / 1e6;
+  auto line = [&](const char* who, double s, long rss) {
+    std::printf("%-34s median %8.3f s  %8.2f M events/s  %8.1f MB/s  peak RSS %7.1f MB\n", who, s,
+                events / s / 1e6, mb / s, static_cast<double>(rss) / 1024.0);
+  };
+  std::printf("trace: %s (%.1f MB, %.0f events), %d runs, medians\n", dir.c_str(), mb, events, runs);
+  line("causeway (events, merged order)", Median(t_events), rss_events);
+  line("causeway (events + every field)", Median(t_fields), rss_fields);
+  if (babeltrace) {
+    line("babeltrace2 -c sink.utils.dummy", Median(t_bt), rss_bt);
+    std::printf("ratio babeltrace2 / causeway: events %.1fx, every field %.1fx (goal >= 50x)\n",
+                Median(t_bt) / Median(t_events), Median(t_bt) / Median(t_fields));
+  }
+  return 0;
+}

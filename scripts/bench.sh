@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Benchmarks (not part of the tests). Writes a synthetic LTTng-like kernel trace with our
+# CTF writer and decodes it with Causeway and with babeltrace2, side by side.
+#   scripts/bench.sh [SIZE_MB ...]     default: 100 600
+# Traces go to $BENCH_DIR (default /tmp/causeway-bench) and are reused between runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh release >/dev/null
+dir="${BENCH_DIR:-/tmp/causeway-bench}"
+mkdir -p "$dir"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(100 600)
+for mb in "${sizes[@]}"; do
+  trace="$dir/kernel-${mb}mb"
+  if [ ! -f "$trace/metadata" ]; then
+    rm -rf "$trace"
+    build/release/bench/make_kernel_trace "$trace" --size-mb "$mb" --cpus 4 --seed 1
+  fi
+  build/release/bench/ctf_read_bench "$trace" --runs "${RUNS:-3}"
+  echo
+done

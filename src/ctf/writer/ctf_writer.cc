@@ -1,0 +1,788 @@
+#include "ctf/writer/ctf_writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iterator>
+#include <random>
+#include <system_error>
+
+#include <fmt/format.h>
+
+namespace causeway::ctf {
+namespace writer_internal {
+
+// Packet layout (all integers little-endian, byte aligned):
+//   header:  u32 magic, u8 uuid[16], u32 stream_id, u64 stream_instance_id      (32 bytes)
+//   context: u64 timestamp_begin, timestamp_end, content_size, packet_size,
+//            packet_seq_num, events_discarded; u32 cpu_id                        (52 bytes)
+constexpr uint32_t kMagic = 0xC1FC1FC1;
+constexpr size_t kOffTsBegin = 32;
+constexpr size_t kOffTsEnd = 40;
+constexpr size_t kOffContentSize = 48;
+constexpr size_t kOffPacketSize = 56;
+constexpr size_t kOffSeqNum = 64;
+constexpr size_t kOffDiscarded = 72;
+constexpr size_t kOffCpuId = 80;
+constexpr size_t kPacketPreamble = 84;
+
+// Event header (struct event_header_compact, align(8)):
+//   compact:  u32 = id (5 bits) | ts low 27 bits << 5                            (4 bytes)
+//   extended: u8 = 31, u32 id, u64 ts                                            (13 bytes)
+// The reader rebuilds a compact timestamp from the previous clock value of the stream
+// (the previous event, or timestamp_begin at the start of a packet) as the next value
+// with those low 27 bits: compact is exact when ts - previous < 2^27.
+
+struct EventClassInfo {
+  std::string name;
+  std::vector<FieldSpec> fields;
+  std::vector<FieldKind> kinds;
+  int loglevel = -1;
+  size_t fixed_size = 0;  // bytes of the non-string fields
+};
+
+}  // namespace writer_internal
+
+using writer_internal::EventClassInfo;
+using writer_internal::Stream;
+namespace wi = writer_internal;
+
+namespace {
+
+size_t FixedSize(FieldKind k) {
+  switch (k) {
+    case FieldKind::kU8:
+    case FieldKind::kS8:
+      return 1;
+    case FieldKind::kU16:
+    case FieldKind::kS16:
+      return 2;
+    case FieldKind::kU32:
+    case FieldKind::kS32:
+      return 4;
+    case FieldKind::kU64:
+    case FieldKind::kS64:
+    case FieldKind::kHex64:
+    case FieldKind::kDouble:
+      return 8;
+    case FieldKind::kCharArray16:
+      return 16;
+    case FieldKind::kString:
+      return 0;
+  }
+  return 0;
+}
+
+const char* KindName(FieldKind k) {
+  switch (k) {
+    case FieldKind::kU8:
+      return "u8";
+    case FieldKind::kU16:
+      return "u16";
+    case FieldKind::kU32:
+      return "u32";
+    case FieldKind::kU64:
+      return "u64";
+    case FieldKind::kS8:
+      return "s8";
+    case FieldKind::kS16:
+      return "s16";
+    case FieldKind::kS32:
+      return "s32";
+    case FieldKind::kS64:
+      return "s64";
+    case FieldKind::kHex64:
+      return "hex64";
+    case FieldKind::kString:
+      return "string";
+    case FieldKind::kCharArray16:
+      return "char[16]";
+    case FieldKind::kDouble:
+      return "double";
+  }
+  return "?";
+}
+
+// TSDL declaration of one field type, as lttng-modules writes it.
+std::string TypeDecl(FieldKind k) {
+  auto integer = [](int size, bool is_signed, int base) {
+    return fmt::format(
+        "integer {{ size = {}; align = 8; signed = {}; encoding = none; base = {}; }}", size,
+        is_signed ? 1 : 0, base);
+  };
+  switch (k) {
+    case FieldKind::kU8:
+      return integer(8, false, 10);
+    case FieldKind::kU16:
+      return integer(16, false, 10);
+    case FieldKind::kU32:
+      return integer(32, false, 10);
+    case FieldKind::kU64:
+      return integer(64, false, 10);
+    case FieldKind::kS8:
+      return integer(8, true, 10);
+    case FieldKind::kS16:
+      return integer(16, true, 10);
+    case FieldKind::kS32:
+      return integer(32, true, 10);
+    case FieldKind::kS64:
+      return integer(64, true, 10);
+    case FieldKind::kHex64:
+      return integer(64, false, 16);
+    case FieldKind::kString:
+      return "string";
+    case FieldKind::kCharArray16:
+      return "integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; }";
+    case FieldKind::kDouble:
+      return "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }";
+  }
+  return "";
+}
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+              (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// TSDL string literal body; rejects what cannot be written.
+bool IsPlainLiteral(std::string_view s) {
+  for (unsigned char c : s)
+    if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) return false;
+  return true;
+}
+
+std::string UuidText(const std::array<uint8_t, 16>& u) {
+  std::string s;
+  for (size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) s += '-';
+    s += fmt::format("{:02x}", u[i]);
+  }
+  return s;
+}
+
+std::array<uint8_t, 16> RandomUuid() {
+  std::random_device rd;
+  std::array<uint8_t, 16> u{};
+  for (size_t i = 0; i < 16; i += 4) {
+    uint32_t r = rd();
+    std::memcpy(&u[i], &r, 4);
+  }
+  u[6] = static_cast<uint8_t>((u[6] & 0x0f) | 0x40);  // version 4
+  u[8] = static_cast<uint8_t>((u[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  return u;
+}
+
+template <typename T>
+void Store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+
+Status WriteAll(int fd, const uint8_t* data, size_t n, const std::string& path) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, data, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return IoError(fmt::format("Cannot write: file={}, error={}", path, std::strerror(errno)));
+    }
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Creation, event classes.
+
+CtfWriter::CtfWriter(std::string dir, TraceOptions opts)
+    : dir_(std::move(dir)), opts_(std::move(opts)) {
+  uuid_ = opts_.uuid ? *opts_.uuid : RandomUuid();
+  ctx_size_ = opts_.event_context_procname_vtid ? wi::kContextSize : 0;
+  packet_size_ = opts_.packet_size;
+}
+
+StatusOr<std::unique_ptr<CtfWriter>> CtfWriter::Create(const std::string& dir, TraceOptions opts) {
+  auto fail = [&](const std::string& why) {
+    return InvalidArgument(fmt::format("Cannot create CTF trace: dir={}: {}", dir, why));
+  };
+  if (opts.domain != "kernel" && opts.domain != "ust") return fail("domain must be kernel or ust");
+  if (opts.packet_size < 256 || opts.packet_size % 8 != 0 || opts.packet_size > (size_t{1} << 30))
+    return fail(
+        fmt::format("packet_size={} must be a multiple of 8 in [256, 1 GiB]", opts.packet_size));
+  if (!IsIdentifier(opts.clock_name)) return fail("clock_name must be an identifier");
+  if (opts.channel_name.empty() || opts.channel_name.find('/') != std::string::npos)
+    return fail("bad channel_name");
+  for (const std::string* s : {&opts.hostname, &opts.domain, &opts.tracer_name, &opts.sysname,
+                               &opts.kernel_release, &opts.kernel_version})
+    if (!IsPlainLiteral(*s))
+      return fail("env strings cannot hold quotes, backslashes or control characters");
+  for (const auto& [key, value] : opts.extra_env) {
+    if (!IsIdentifier(key)) return fail(fmt::format("env key '{}' is not an identifier", key));
+    if (const auto* str = std::get_if<std::string>(&value); str && !IsPlainLiteral(*str))
+      return fail(
+          fmt::format("env value of '{}' has quotes, backslashes or control characters", key));
+  }
+
+  std::error_code ec;
+  namespace fs = std::filesystem;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) return fail("exists and is not a directory");
+    if (!fs::is_empty(dir, ec)) return fail("directory exists and is not empty");
+  } else {
+    fs::create_directories(dir, ec);
+    if (ec)
+      return IoError(fmt::format("Cannot create directory: dir={}, error={}", dir, ec.message()));
+  }
+  return std::unique_ptr<CtfWriter>(new CtfWriter(dir, std::move(opts)));
+}
+
+CtfWriter::~CtfWriter() {
+  if (!closed_) {
+    Status st = Close();
+    if (!st.ok()) std::fprintf(stderr, "CtfWriter: %s\n", st.ToString().c_str());
+  }
+}
+
+StatusOr<uint32_t> CtfWriter::AddEventClass(std::string name, std::vector<FieldSpec> fields,
+                                            int loglevel) {
+  auto fail = [&](const std::string& why) {
+    return InvalidArgument(fmt::format("Cannot add event class: name={}: {}", name, why));
+  };
+  if (closed_) return fail("writer is closed");
+  if (name.empty() || !IsPlainLiteral(name)) return fail("bad event name");
+  if (classes_.size() >= 0xffffffffu) return fail("too many event classes");
+  EventClassInfo c;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!IsIdentifier(fields[i].name))
+      return fail(fmt::format("bad field name '{}'", fields[i].name));
+    for (size_t j = 0; j < i; ++j)
+      if (fields[j].name == fields[i].name)
+        return fail(fmt::format("duplicate field '{}'", fields[i].name));
+    if (static_cast<uint8_t>(fields[i].kind) > static_cast<uint8_t>(FieldKind::kDouble))
+      return fail("bad field kind");
+    c.kinds.push_back(fields[i].kind);
+    c.fixed_size += FixedSize(fields[i].kind);
+  }
+  c.name = std::move(name);
+  c.fields = std::move(fields);
+  c.loglevel = loglevel;
+  classes_.push_back(std::move(c));
+  const EventClassInfo& added = classes_.back();  // moving a vector keeps its buffer
+  hot_.push_back({added.kinds.data(), static_cast<uint32_t>(added.kinds.size()),
+                  static_cast<uint32_t>(added.fixed_size)});
+  return static_cast<uint32_t>(classes_.size() - 1);
+}
+
+size_t CtfWriter::event_class_count() const { return classes_.size(); }
+
+void CtfWriter::Fail(Status st) {
+  if (status_.ok()) status_ = std::move(st);
+}
+
+// ---------------------------------------------------------------------------------------
+// Streams and packets.
+
+StatusOr<Stream*> CtfWriter::GetStream(uint32_t index) {
+  if (index < streams_.size() && streams_[index]) [[likely]]
+    return streams_[index].get();
+  if (index >= 65536) return InvalidArgument(fmt::format("stream index {} is too large", index));
+  if (io_failed_) return IoError("an earlier write failed");
+  if (index >= streams_.size()) streams_.resize(index + 1);
+  auto s = std::make_unique<Stream>();
+  s->index = index;
+  s->path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, index);
+  s->fd = ::open(s->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (s->fd < 0) {
+    io_failed_ = true;
+    return IoError(
+        fmt::format("Cannot create stream file: file={}, error={}", s->path, std::strerror(errno)));
+  }
+  s->cap = opts_.packet_size + 4096;
+  s->buf = std::make_unique<uint8_t[]>(s->cap);
+  if (index >= fast_streams_.size()) fast_streams_.resize(index + 1, nullptr);
+  fast_streams_[index] = s.get();
+  streams_[index] = std::move(s);
+  return streams_[index].get();
+}
+
+void CtfWriter::OpenPacket(Stream& s, uint64_t begin_ts) {
+  if (s.seq_num == 0 && s.discarded > 0) {
+    // Readers give no count for discarded events reported by a stream's first packet
+    // (nothing to compare with): lead with an empty packet that reports none.
+    uint64_t total = std::exchange(s.discarded, 0);
+    OpenPacket(s, begin_ts);
+    (void)FlushPacket(s);
+    s.discarded = total;
+  }
+  uint8_t* p = s.buf.get();
+  Store<uint32_t>(p, wi::kMagic);
+  std::memcpy(p + 4, uuid_.data(), 16);
+  Store<uint32_t>(p + 20, 0);                        // stream_id
+  Store<uint64_t>(p + 24, s.index);                  // stream_instance_id
+  std::memset(p + 32, 0, wi::kPacketPreamble - 32);  // context, patched at flush
+  s.pos = wi::kPacketPreamble;
+  s.packet_open = true;
+  s.packet_begin_ts = begin_ts;
+  s.packet_events = 0;
+  s.discard_pending = false;
+}
+
+Status CtfWriter::FlushPacket(Stream& s) {
+  uint8_t* p = s.buf.get();
+  uint64_t end_ts = s.packet_events ? s.last_ts : s.packet_begin_ts;
+  Store<uint64_t>(p + wi::kOffTsBegin, s.packet_begin_ts);
+  Store<uint64_t>(p + wi::kOffTsEnd, end_ts);
+  Store<uint64_t>(p + wi::kOffContentSize, uint64_t{s.pos} * 8);
+  Store<uint64_t>(p + wi::kOffPacketSize, uint64_t{opts_.packet_size} * 8);
+  Store<uint64_t>(p + wi::kOffSeqNum, s.seq_num);
+  Store<uint64_t>(p + wi::kOffDiscarded, s.discarded);
+  Store<uint32_t>(p + wi::kOffCpuId, s.index);
+  std::memset(p + s.pos, 0, opts_.packet_size - s.pos);
+  s.packet_open = false;
+  s.seq_num++;
+  s.pos = 0;
+  events_flushed_ += s.packet_events;
+  s.packet_events = 0;
+  if (io_failed_) return IoError("an earlier write failed");
+  Status st = WriteAll(s.fd, p, opts_.packet_size, s.path);
+  if (!st.ok()) {
+    io_failed_ = true;
+    Fail(st);
+    return st;
+  }
+  bytes_flushed_ += opts_.packet_size;
+  return Status::Ok();
+}
+
+uint64_t CtfWriter::events_written() const {
+  uint64_t n = events_flushed_;
+  for (const auto& s : streams_)
+    if (s && s->packet_open) n += s->packet_events;
+  return n;
+}
+
+uint64_t CtfWriter::bytes_written() const {
+  uint64_t n = bytes_flushed_;
+  for (const auto& s : streams_)
+    if (s && s->packet_open) n += s->pos;
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------
+// Events.
+
+CtfWriter::EventBuilder CtfWriter::BeginImpl(uint32_t stream, uint32_t event_class_id,
+                                             uint64_t timestamp, const UstContext* context) {
+  EventBuilder b;
+  auto fail = [&](Status st) {
+    Fail(std::move(st).WithContext(fmt::format("Cannot write event: stream={}, class={}, ts={}",
+                                               stream, event_class_id, timestamp)));
+    return std::move(b);
+  };
+  if (closed_) [[unlikely]]
+    return fail(InvalidArgument("writer is closed"));
+  if (event_class_id >= classes_.size()) [[unlikely]]
+    return fail(InvalidArgument("unknown event class"));
+  if ((context != nullptr) != opts_.event_context_procname_vtid) [[unlikely]]
+    return fail(InvalidArgument(context ? "this trace has no event context"
+                                        : "this trace needs a UstContext for every event"));
+  StatusOr<Stream*> so = GetStream(stream);
+  if (!so.ok()) [[unlikely]]
+    return fail(so.status());
+  Stream& s = **so;
+  if (s.builder_open) [[unlikely]]
+    return fail(InvalidArgument("another event is being written on this stream"));
+  if (s.has_ts && timestamp < s.last_ts) [[unlikely]]
+    return fail(InvalidArgument(
+        fmt::format("timestamp goes backwards on this stream (previous event at {})", s.last_ts)));
+
+  const EventClassInfo& c = classes_[event_class_id];
+  uint64_t baseline = s.has_ts ? s.last_ts : timestamp;
+  bool compact = event_class_id < wi::kExtendedId && timestamp - baseline <= wi::kTs27Mask;
+  size_t need = (compact ? 4 : wi::kMaxHeader) + ctx_size_ + c.fixed_size;
+  if (!s.packet_open) {
+    OpenPacket(s, baseline);
+  } else if (s.packet_events == 0) {
+    s.packet_begin_ts = baseline;  // an earlier event of this packet was dropped
+  } else if (s.pos + need > opts_.packet_size && s.packet_events > 0) {
+    if (!FlushPacket(s).ok()) return b;
+    OpenPacket(s, baseline);
+  }
+  if (s.pos + need > s.cap) {
+    size_t cap = std::max(s.cap * 2, s.pos + need + 4096);
+    auto nb = std::make_unique<uint8_t[]>(cap);
+    std::memcpy(nb.get(), s.buf.get(), s.pos);
+    s.buf = std::move(nb);
+    s.cap = cap;
+  }
+
+  uint8_t* p = s.buf.get() + s.pos;
+  if (compact) {
+    Store<uint32_t>(p, event_class_id | static_cast<uint32_t>((timestamp & wi::kTs27Mask) << 5));
+    p += 4;
+  } else {
+    p[0] = wi::kExtendedId;
+    Store<uint32_t>(p + 1, event_class_id);
+    Store<uint64_t>(p + 5, timestamp);
+    p += 13;
+  }
+  if (context) p = WriteContext(p, *context);
+
+  s.builder_open = true;
+  b.writer_ = this;
+  b.stream_ = &s;
+  b.kinds_ = c.kinds.data();
+  b.cur_ = p;
+  b.ts_ = timestamp;
+  b.event_start_ = s.pos;
+  b.idx_ = 0;
+  b.n_ = static_cast<uint32_t>(c.kinds.size());
+  b.class_id_ = event_class_id;
+  return b;
+}
+
+uint8_t* CtfWriter::WriteContext(uint8_t* p, const UstContext& context) {
+  uint8_t name[17] = {};  // at most 16 bytes and a NUL
+  size_t n = std::min<size_t>(context.procname.size(), 16);
+  if (n) std::memcpy(name, context.procname.data(), n);
+  std::memcpy(p, name, 17);
+  Store<int32_t>(p + 17, context.vtid);
+  return p + wi::kContextSize;
+}
+
+void CtfWriter::EventBuilder::Mismatch(FieldKind k) {
+  if (!writer_ || poisoned_) return;
+  poisoned_ = true;
+  const EventClassInfo& c = writer_->classes_[class_id_];
+  std::string why =
+      idx_ >= n_ ? fmt::format("event class {} has only {} fields; got a {} value", c.name, n_,
+                               KindName(k))
+                 : fmt::format("field {} of event class {} is a {}; got a {} value",
+                               c.fields[idx_].name, c.name, KindName(kinds_[idx_]), KindName(k));
+#ifndef NDEBUG
+  std::fprintf(stderr, "CtfWriter: programming error: %s\n", why.c_str());
+  std::abort();
+#endif
+  writer_->Fail(InvalidArgument(std::move(why)));
+}
+
+CtfWriter::EventBuilder& CtfWriter::EventBuilder::String(std::string_view v) {
+  if (!Expect(FieldKind::kString)) return *this;
+  if (const void* z = v.empty() ? nullptr : std::memchr(v.data(), 0, v.size()))
+    v = v.substr(0, static_cast<const char*>(z) - v.data());
+  writer_->GrowForString(*this, v.size() + 1);
+  if (!v.empty()) std::memcpy(cur_, v.data(), v.size());
+  cur_[v.size()] = 0;
+  cur_ += v.size() + 1;
+  ++idx_;
+  return *this;
+}
+
+void CtfWriter::GrowForString(EventBuilder& b, size_t n) {
+  Stream& s = *b.stream_;
+  size_t used = static_cast<size_t>(b.cur_ - s.buf.get());
+  // Room for the string plus the fixed fields that may still follow.
+  size_t need = used + n + classes_[b.class_id_].fixed_size;
+  if (need <= s.cap) return;
+  size_t cap = std::max(s.cap * 2, need + 4096);
+  auto nb = std::make_unique<uint8_t[]>(cap);
+  std::memcpy(nb.get(), s.buf.get(), used);
+  s.buf = std::move(nb);
+  s.cap = cap;
+  b.cur_ = s.buf.get() + used;
+}
+
+void CtfWriter::FinishEvent(EventBuilder& b) {
+  Stream& s = *b.stream_;
+  b.writer_ = nullptr;
+  s.builder_open = false;
+  if (b.poisoned_ || b.idx_ != b.n_) [[unlikely]] {
+    if (!b.poisoned_)
+      Fail(InvalidArgument(
+          fmt::format("Cannot write event: stream={}, class={}, ts={}: {} of {} fields written",
+                      s.index, classes_[b.class_id_].name, b.ts_, b.idx_, b.n_)));
+    return;  // s.pos unchanged: the event is dropped
+  }
+  size_t end = static_cast<size_t>(b.cur_ - s.buf.get());
+  if (end > opts_.packet_size) [[unlikely]] {
+    // Long strings overflowed the packet: move the event to a fresh packet. Its header was
+    // encoded against s.last_ts, which is also the new packet's timestamp_begin.
+    size_t len = end - b.event_start_;
+    if (wi::kPacketPreamble + len > opts_.packet_size) {
+      Fail(InvalidArgument(
+          fmt::format("Cannot write event: stream={}, class={}, ts={}: {} bytes do not fit in "
+                      "a packet of {} bytes",
+                      s.index, classes_[b.class_id_].name, b.ts_, len, opts_.packet_size)));
+      return;
+    }
+    std::vector<uint8_t> event(s.buf.get() + b.event_start_, s.buf.get() + end);
+    s.pos = b.event_start_;
+    if (!FlushPacket(s).ok()) return;
+    OpenPacket(s, s.last_ts);
+    std::memcpy(s.buf.get() + s.pos, event.data(), len);
+    end = s.pos + len;
+  }
+  s.pos = end;
+  s.last_ts = b.ts_;
+  s.has_ts = true;
+  s.packet_events++;
+}
+
+Status CtfWriter::Write(uint32_t stream, uint32_t event_class_id, uint64_t timestamp,
+                        std::span<const FieldValue> fields, const UstContext* context) {
+  auto fail = [&](std::string why) {
+    Status st = InvalidArgument(fmt::format("Cannot write event: stream={}, class={}, ts={}: {}",
+                                            stream, event_class_id, timestamp, why));
+    Fail(st);
+    return st;
+  };
+  if (event_class_id >= classes_.size()) return fail("unknown event class");
+  const EventClassInfo& c = classes_[event_class_id];
+  if (fields.size() != c.fields.size())
+    return fail(fmt::format("{} values for {} fields", fields.size(), c.fields.size()));
+  for (size_t i = 0; i < fields.size(); ++i) {
+    FieldKind k = c.kinds[i];
+    FieldValue::Type t = fields[i].type;
+    bool is_int = t == FieldValue::Type::kSigned || t == FieldValue::Type::kUnsigned;
+    bool ok = k == FieldKind::kDouble ? t == FieldValue::Type::kDouble
+              : (k == FieldKind::kString || k == FieldKind::kCharArray16)
+                  ? t == FieldValue::Type::kString
+                  : is_int;
+    if (!ok)
+      return fail(
+          fmt::format("value {} does not fit field {} ({})", i, c.fields[i].name, KindName(k)));
+  }
+  Status before = status_;
+  status_ = Status::Ok();
+  {
+    EventBuilder b = BeginImpl(stream, event_class_id, timestamp, context);
+    for (size_t i = 0; b.writer_ && i < fields.size(); ++i) {
+      const FieldValue& v = fields[i];
+      uint64_t u = v.type == FieldValue::Type::kSigned ? static_cast<uint64_t>(v.i) : v.u;
+      switch (c.kinds[i]) {
+        case FieldKind::kU8:
+          b.U8(static_cast<uint8_t>(u));
+          break;
+        case FieldKind::kU16:
+          b.U16(static_cast<uint16_t>(u));
+          break;
+        case FieldKind::kU32:
+          b.U32(static_cast<uint32_t>(u));
+          break;
+        case FieldKind::kU64:
+          b.U64(u);
+          break;
+        case FieldKind::kS8:
+          b.S8(static_cast<int8_t>(u));
+          break;
+        case FieldKind::kS16:
+          b.S16(static_cast<int16_t>(u));
+          break;
+        case FieldKind::kS32:
+          b.S32(static_cast<int32_t>(u));
+          break;
+        case FieldKind::kS64:
+          b.S64(static_cast<int64_t>(u));
+          break;
+        case FieldKind::kHex64:
+          b.Hex64(u);
+          break;
+        case FieldKind::kString:
+          b.String(v.s);
+          break;
+        case FieldKind::kCharArray16:
+          b.Chars16(v.s);
+          break;
+        case FieldKind::kDouble:
+          b.Double(v.d);
+          break;
+      }
+    }
+  }
+  Status mine = status_;
+  status_ = before.ok() ? mine : before;
+  return mine;
+}
+
+Status CtfWriter::SetDiscarded(uint32_t stream, uint64_t cumulative) {
+  auto fail = [&](Status st) {
+    st = std::move(st).WithContext(
+        fmt::format("Cannot set discarded events: stream={}, cumulative={}", stream, cumulative));
+    Fail(st);
+    return st;
+  };
+  if (closed_) return fail(InvalidArgument("writer is closed"));
+  StatusOr<Stream*> so = GetStream(stream);
+  if (!so.ok()) return fail(so.status());
+  Stream& s = **so;
+  if (s.builder_open) return fail(InvalidArgument("an event is being written on this stream"));
+  if (cumulative < s.discarded)
+    return fail(InvalidArgument(fmt::format("the total went down (was {})", s.discarded)));
+  if (cumulative == s.discarded) return Status::Ok();
+  if (s.packet_open && s.packet_events > 0) {
+    Status st = FlushPacket(s);
+    if (!st.ok()) return st;
+  }
+  if (s.packet_open && s.seq_num == 0) s.packet_open = false;  // empty first packet: reopened later
+  s.discarded = cumulative;
+  if (!s.packet_open) s.discard_pending = true;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------------------
+// Close and metadata.
+
+Status CtfWriter::Close() {
+  if (closed_) return status_;
+  closed_ = true;
+  uint64_t max_ts = 0;
+  for (auto& sp : streams_)
+    if (sp && sp->has_ts) max_ts = std::max(max_ts, sp->last_ts);
+  for (auto& sp : streams_) {
+    if (!sp) continue;
+    Stream& s = *sp;
+    if (s.builder_open) {
+      Fail(Internal(fmt::format("Close() while an event is being written on stream {}", s.index)));
+      s.builder_open = false;
+    }
+    if (!s.packet_open && (s.discard_pending || s.seq_num == 0))
+      OpenPacket(s, s.has_ts ? s.last_ts : max_ts);  // empty packet: new total, or empty stream
+    if (s.packet_open) (void)FlushPacket(s);
+    if (::close(s.fd) != 0 && !io_failed_) {
+      io_failed_ = true;
+      Fail(IoError(fmt::format("Cannot close: file={}, error={}", s.path, std::strerror(errno))));
+    }
+    s.fd = -1;
+    s.buf.reset();
+  }
+
+  std::string path = dir_ + "/metadata";
+  std::string text = MetadataText();
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    Fail(IoError(
+        fmt::format("Cannot create metadata: file={}, error={}", path, std::strerror(errno))));
+    return status_;
+  }
+  Status st = WriteAll(fd, reinterpret_cast<const uint8_t*>(text.data()), text.size(), path);
+  if (::close(fd) != 0 && st.ok())
+    st = IoError(fmt::format("Cannot close: file={}, error={}", path, std::strerror(errno)));
+  if (!st.ok()) Fail(st);
+  return status_;
+}
+
+std::string CtfWriter::MetadataText() const {
+  const std::string& clk = opts_.clock_name;
+  std::string m;
+  m.reserve(4096 + classes_.size() * 512);
+  auto out = [&m]<typename... A>(fmt::format_string<A...> f, A&&... a) {
+    fmt::format_to(std::back_inserter(m), f, std::forward<A>(a)...);
+  };
+
+  out("/* CTF 1.8 */\n\n");
+  out("typealias integer {{ size = 8; align = 8; signed = false; }} := uint8_t;\n");
+  out("typealias integer {{ size = 16; align = 8; signed = false; }} := uint16_t;\n");
+  out("typealias integer {{ size = 32; align = 8; signed = false; }} := uint32_t;\n");
+  out("typealias integer {{ size = 64; align = 8; signed = false; }} := uint64_t;\n");
+  out("typealias integer {{ size = 64; align = 8; signed = false; }} := unsigned long;\n");
+  out("typealias integer {{ size = 5; align = 1; signed = false; }} := uint5_t;\n");
+  out("typealias integer {{ size = 27; align = 1; signed = false; }} := uint27_t;\n\n");
+
+  out("trace {{\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"{}\";\n\tbyte_order = le;\n",
+      UuidText(uuid_));
+  out("\tpacket.header := struct {{\n\t\tuint32_t magic;\n\t\tuint8_t  uuid[16];\n\t\tuint32_t "
+      "stream_id;\n"
+      "\t\tuint64_t stream_instance_id;\n\t}};\n}};\n\n");
+
+  out("env {{\n\thostname = \"{}\";\n\tdomain = \"{}\";\n", opts_.hostname, opts_.domain);
+  if (opts_.domain == "kernel") {
+    out("\tsysname = \"{}\";\n\tkernel_release = \"{}\";\n\tkernel_version = \"{}\";\n",
+        opts_.sysname, opts_.kernel_release, opts_.kernel_version);
+  }
+  out("\ttracer_name = \"{}\";\n\ttracer_major = {};\n\ttracer_minor = {};\n\ttracer_patchlevel = "
+      "{};\n",
+      opts_.tracer_name, opts_.tracer_major, opts_.tracer_minor, opts_.tracer_patchlevel);
+  for (const auto& [key, value] : opts_.extra_env) {
+    if (const auto* i = std::get_if<int64_t>(&value))
+      out("\t{} = {};\n", key, *i);
+    else
+      out("\t{} = \"{}\";\n", key, std::get<std::string>(value));
+  }
+  out("}};\n\n");
+
+  out("clock {{\n\tname = \"{}\";\n", clk);
+  if (opts_.clock_uuid) out("\tuuid = \"{}\";\n", UuidText(*opts_.clock_uuid));
+  out("\tdescription = \"{}\";\n", clk == "monotonic" ? "Monotonic Clock" : clk);
+  out("\tfreq = 1000000000; /* Frequency, in Hz */\n");
+  out("\t/* clock value offset from Epoch is: offset * (1/freq) */\n\toffset = {};\n}};\n\n",
+      opts_.clock_offset_ns);
+
+  out("typealias integer {{\n\tsize = 27; align = 1; signed = false;\n\tmap = clock.{}.value;\n}} "
+      ":= "
+      "uint27_clock_{}_t;\n\n",
+      clk, clk);
+  out("typealias integer {{\n\tsize = 32; align = 8; signed = false;\n\tmap = clock.{}.value;\n}} "
+      ":= "
+      "uint32_clock_{}_t;\n\n",
+      clk, clk);
+  out("typealias integer {{\n\tsize = 64; align = 8; signed = false;\n\tmap = clock.{}.value;\n}} "
+      ":= "
+      "uint64_clock_{}_t;\n\n",
+      clk, clk);
+
+  out("struct packet_context {{\n\tuint64_clock_{0}_t timestamp_begin;\n\tuint64_clock_{0}_t "
+      "timestamp_end;\n"
+      "\tuint64_t content_size;\n\tuint64_t packet_size;\n\tuint64_t packet_seq_num;\n"
+      "\tunsigned long events_discarded;\n\tuint32_t cpu_id;\n}};\n\n",
+      clk);
+  out("struct event_header_compact {{\n\tenum : uint5_t {{ compact = 0 ... 30, extended = 31 }} "
+      "id;\n"
+      "\tvariant <id> {{\n\t\tstruct {{\n\t\t\tuint27_clock_{0}_t timestamp;\n\t\t}} compact;\n"
+      "\t\tstruct {{\n\t\t\tuint32_t id;\n\t\t\tuint64_clock_{0}_t timestamp;\n\t\t}} extended;\n"
+      "\t}} v;\n}} align(8);\n\n",
+      clk);
+  out("struct event_header_large {{\n\tenum : uint16_t {{ compact = 0 ... 65534, extended = 65535 "
+      "}} id;\n"
+      "\tvariant <id> {{\n\t\tstruct {{\n\t\t\tuint32_clock_{0}_t timestamp;\n\t\t}} compact;\n"
+      "\t\tstruct {{\n\t\t\tuint32_t id;\n\t\t\tuint64_clock_{0}_t timestamp;\n\t\t}} extended;\n"
+      "\t}} v;\n}} align(8);\n\n",
+      clk);
+
+  out("stream {{\n\tid = 0;\n\tevent.header := struct event_header_compact;\n"
+      "\tpacket.context := struct packet_context;\n");
+  if (opts_.event_context_procname_vtid) {
+    out("\tevent.context := struct {{\n"
+        "\t\tinteger {{ size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; }} "
+        "_procname[17];\n"
+        "\t\tinteger {{ size = 32; align = 8; signed = 1; encoding = none; base = 10; }} "
+        "_vtid;\n\t}};\n");
+  }
+  out("}};\n\n");
+
+  for (size_t id = 0; id < classes_.size(); ++id) {
+    const EventClassInfo& c = classes_[id];
+    out("event {{\n\tname = \"{}\";\n\tid = {};\n\tstream_id = 0;\n", c.name, id);
+    if (c.loglevel >= 0) out("\tloglevel = {};\n", c.loglevel);
+    out("\tfields := struct {{\n");
+    for (const FieldSpec& f : c.fields) {
+      out("\t\t{} _{}{};\n", TypeDecl(f.kind), f.name,
+          f.kind == FieldKind::kCharArray16 ? "[16]" : "");
+    }
+    out("\t}};\n}};\n\n");
+  }
+  return m;
+}
+
+}  // namespace causeway::ctf

@@ -1,0 +1,144 @@
+// The broken traces of tests/data/fail/ (see README.md there): each must be refused with a
+// message naming the file and the offset (or metadata line and column) of the damage, and
+// without a crash (this binary runs under ASan and UBSan). One case, a metadata-only trace,
+// must read as zero events without error.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "report/event_format.h"
+#include "support/test_util.h"
+
+namespace causeway::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string FailDir() { return std::string(CAUSEWAY_TEST_DATA) + "/fail"; }
+
+// Every case directory, sorted.
+std::vector<std::string> CaseNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(FailDir(), ec))
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The file's text without trailing newlines; "" when it cannot be read.
+std::string ReadTrimmed(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+struct Outcome {
+  Status status;
+  uint64_t events = 0;
+};
+
+// Opens the case's trace and reads it to the end, formatting every event as text and as
+// JSON so that the field walker runs over whatever was decoded before the damage.
+Outcome ReadCase(const std::string& name) {
+  Outcome o;
+  auto reader = ctf::EventReader::Open({FailDir() + "/" + name + "/trace"});
+  if (!reader.ok()) {
+    o.status = reader.status();
+    return o;
+  }
+  report::EventFormatter text({.time = report::TimeFormat::kSeconds});
+  report::EventFormatter json;
+  std::string line;
+  while (const ctf::Event* e = (*reader)->Next()) {
+    line.clear();
+    text.AppendText(*e, &line);
+    json.AppendJson(*e, &line);
+    if (++o.events > 1'000'000) {
+      o.status = Internal("more than a million events: the reader does not stop");
+      return o;
+    }
+  }
+  o.status = (*reader)->status();
+  return o;
+}
+
+std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  std::replace(s.begin(), s.end(), '-', '_');
+  return s;
+}
+
+class CtfFailCorpusTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CtfFailCorpusTest, ReaderReportsTheExpectedError) {
+  const std::string dir = FailDir() + "/" + GetParam();
+  const bool want_error = fs::exists(dir + "/expected_error.txt");
+  const bool want_events = fs::exists(dir + "/expected_events.txt");
+  ASSERT_NE(want_error, want_events) << dir << " needs exactly one of expected_error.txt, expected_events.txt";
+
+  const Outcome o = ReadCase(GetParam());
+  if (want_events) {
+    EXPECT_TRUE(o.status.ok()) << o.status.ToString();
+    EXPECT_EQ(std::to_string(o.events), ReadTrimmed(dir + "/expected_events.txt"));
+    return;
+  }
+  const std::string expected = ReadTrimmed(dir + "/expected_error.txt");
+  ASSERT_FALSE(expected.empty());
+  ASSERT_FALSE(o.status.ok()) << "read " << o.events << " events without error";
+  EXPECT_NE(o.status.code(), StatusCode::kInternal) << o.status.ToString();
+  EXPECT_NE(o.status.ToString().find(expected), std::string::npos)
+      << "message: " << o.status.ToString() << "\nexpected to contain: " << expected;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CtfFailCorpusTest, ::testing::ValuesIn(CaseNames()), TestName);
+
+TEST(CtfFailCorpus, HasEveryCase) {
+  const std::vector<std::string> names = CaseNames();
+  for (const char* want :
+       {"bad-packet-magic", "truncated-packet", "packet-size-beyond-file", "content-size-over-packet-size",
+        "unknown-event-id", "unterminated-string", "huge-sequence-length", "tsdl-syntax-error",
+        "metadata-packet-bad-content-size", "unknown-type-alias", "unresolved-variant-tag",
+        "undeclared-stream-class", "empty-directory", "nonexistent-path", "metadata-only"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+}
+
+// The CLI prints the same message on stderr and exits non-zero.
+class CtfFailCorpusCliTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CtfFailCorpusCliTest, EventsAndStatsFailWithTheMessage) {
+  const std::string dir = FailDir() + "/" + GetParam();
+  const std::string expected = ReadTrimmed(dir + "/expected_error.txt");
+  ASSERT_FALSE(expected.empty());
+  TempDir tmp;
+  const std::string err_path = tmp.path() + "/stderr";
+  for (const char* command : {"events", "stats"}) {
+    const CommandResult r =
+        RunCommand(std::string("'") + CAUSEWAY_CLI + "' " + command + " '" + dir + "/trace'", err_path);
+    const std::string err = ReadTrimmed(err_path);
+    EXPECT_NE(r.exit_code, 0) << command;
+    EXPECT_NE(r.exit_code, -1) << command << ": killed by a signal";
+    EXPECT_NE(err.find(expected), std::string::npos) << command << " stderr: " << err;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, CtfFailCorpusCliTest,
+                         ::testing::Values("unknown-event-id", "tsdl-syntax-error"), TestName);
+
+TEST(CtfFailCorpusCli, MetadataOnlyTraceIsNotAnError) {
+  const std::string dir = FailDir() + "/metadata-only/trace";
+  for (const char* command : {"events", "stats"}) {
+    const CommandResult r = RunCommand(std::string("'") + CAUSEWAY_CLI + "' " + command + " '" + dir + "'");
+    EXPECT_EQ(r.exit_code, 0) << command;
+  }
+}
+
+}  // namespace
+}  // namespace causeway::testing
