@@ -59,8 +59,10 @@ int Child(const std::string& dir, bool fields) {
       prepared[c] = true;
       for (const auto& f : e->plan->fields) {
         const TypeKind k = f.node->type->kind;
-        if (k == TypeKind::kInteger || k == TypeKind::kEnum || k == TypeKind::kFloat) scalars[c].push_back(f.node);
-        else if (k == TypeKind::kString || k == TypeKind::kArray || k == TypeKind::kSequence) strings[c].push_back(f.node);
+        if (k == TypeKind::kInteger || k == TypeKind::kEnum || k == TypeKind::kFloat)
+          scalars[c].push_back(f.node);
+        else if (k == TypeKind::kString || k == TypeKind::kArray || k == TypeKind::kSequence)
+          strings[c].push_back(f.node);
       }
     }
     for (const PlanNode* n : scalars[c]) sum += e->GetUnsigned(*n);
@@ -72,7 +74,8 @@ int Child(const std::string& dir, bool fields) {
   }
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::printf("%.6f %lu %lu %lu\n", s, static_cast<unsigned long>(events),
-              static_cast<unsigned long>((*reader)->total_bytes()), static_cast<unsigned long>(sum));
+              static_cast<unsigned long>((*reader)->total_bytes()),
+              static_cast<unsigned long>(sum));
   return 0;
 }
 
@@ -113,7 +116,8 @@ double Median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 4 && std::strcmp(argv[1], "--child") == 0) return Child(argv[3], std::strcmp(argv[2], "fields") == 0);
+  if (argc >= 4 && std::strcmp(argv[1], "--child") == 0)
+    return Child(argv[3], std::strcmp(argv[2], "fields") == 0);
   if (argc < 2 || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: %s TRACE_DIR [--runs N] [--no-babeltrace]\n", argv[0]);
     return 2;
@@ -122,8 +126,10 @@ int main(int argc, char** argv) {
   int runs = 3;
   bool babeltrace = true;
   for (int i = 2; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = std::max(1, std::atoi(argv[++i]));
-    else if (std::strcmp(argv[i], "--no-babeltrace") == 0) babeltrace = false;
+    if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+      runs = std::max(1, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--no-babeltrace") == 0)
+      babeltrace = false;
   }
   const std::string self = "/proc/self/exe";
   std::vector<double> t_events, t_fields, t_bt;
@@ -172,7 +178,8 @@ int main(int argc, char** argv) {
     std::printf("%-34s median %8.3f s  %8.2f M events/s  %8.1f MB/s  peak RSS %7.1f MB\n", who, s,
                 events / s / 1e6, mb / s, static_cast<double>(rss) / 1024.0);
   };
-  std::printf("trace: %s (%.1f MB, %.0f events), %d runs, medians\n", dir.c_str(), mb, events, runs);
+  std::printf("trace: %s (%.1f MB, %.0f events), %d runs, medians\n", dir.c_str(), mb, events,
+              runs);
   line("causeway (events, merged order)", Median(t_events), rss_events);
   line("causeway (events + every field)", Median(t_fields), rss_fields);
   if (babeltrace) {

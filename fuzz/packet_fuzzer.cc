@@ -255,14 +255,16 @@ event {
 
 // Trace::Open reads a directory: the metadata goes to a temporary one, once.
 std::unique_ptr<ctf::Trace> LoadTrace() {
-  std::string dir = (std::filesystem::temp_directory_path() / "causeway-packet-fuzzer-XXXXXX").string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() / "causeway-packet-fuzzer-XXXXXX").string();
   if (!mkdtemp(dir.data())) {
     std::perror("mkdtemp");
     std::abort();
   }
   const std::string path = dir + "/metadata";
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f || std::fwrite(kMetadata, 1, sizeof kMetadata - 1, f) != sizeof kMetadata - 1 || std::fclose(f) != 0) {
+  if (!f || std::fwrite(kMetadata, 1, sizeof kMetadata - 1, f) != sizeof kMetadata - 1 ||
+      std::fclose(f) != 0) {
     std::perror(path.c_str());
     std::abort();
   }
@@ -270,7 +272,8 @@ std::unique_ptr<ctf::Trace> LoadTrace() {
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   if (!trace.ok()) {
-    std::fprintf(stderr, "packet_fuzzer: bad embedded metadata: %s\n", trace.status().ToString().c_str());
+    std::fprintf(stderr, "packet_fuzzer: bad embedded metadata: %s\n",
+                 trace.status().ToString().c_str());
     std::abort();
   }
   return std::move(trace).value();

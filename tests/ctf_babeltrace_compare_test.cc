@@ -87,10 +87,11 @@ TEST_F(BabeltraceCompareTest, HelloLostReadsPastWhereBabeltraceStops) {
     const std::string name = fs::path(stream.path).filename().string();
     fs::copy_file(stream.path, tmp.path() + "/" + name);
     const std::string err = errdir.path() + "/bt.err";
-    CommandResult r = RunCommand("babeltrace2 run --component=src:src.ctf.fs --params='inputs=[\"" + tmp.path() +
-                                     "\"]' --component=sink:sink.text.pretty "
-                                     "--params='clock-seconds=true,no-delta=true' --connect=src:sink",
-                                 err);
+    CommandResult r =
+        RunCommand("babeltrace2 run --component=src:src.ctf.fs --params='inputs=[\"" + tmp.path() +
+                       "\"]' --component=sink:sink.text.pretty "
+                       "--params='clock-seconds=true,no-delta=true' --connect=src:sink",
+                   err);
     ASSERT_EQ(r.exit_code, 0) << name;
     const auto bt_stream = SplitLines(r.out);
     const ReadResult alone = ReadAsText({tmp.path()});
@@ -104,7 +105,8 @@ TEST_F(BabeltraceCompareTest, HelloLostReadsPastWhereBabeltraceStops) {
       const size_t a = alone.lines[i].find(']'), b = bt_stream[i].find(']');
       ASSERT_EQ(alone.lines[i].substr(a), bt_stream[i].substr(b)) << name << " line " << i;
       ASSERT_GT(i, 0u);
-      EXPECT_EQ(alone.lines[i].substr(0, a), alone.lines[i - 1].substr(0, alone.lines[i - 1].find(']')));
+      EXPECT_EQ(alone.lines[i].substr(0, a),
+                alone.lines[i - 1].substr(0, alone.lines[i - 1].find(']')));
       EXPECT_LT(bt_stream[i].substr(0, b), alone.lines[i].substr(0, a));
       ++clamped;
     }
@@ -113,7 +115,8 @@ TEST_F(BabeltraceCompareTest, HelloLostReadsPastWhereBabeltraceStops) {
     const std::string warnings = RunCommand("cat '" + err + "'").out;
     uint64_t bt_discarded = 0;
     const std::regex warn(R"(Tracer discarded (\d+) events)");
-    for (auto it = std::sregex_iterator(warnings.begin(), warnings.end(), warn); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(warnings.begin(), warnings.end(), warn);
+         it != std::sregex_iterator(); ++it)
       bt_discarded += std::stoull((*it)[1].str());
     EXPECT_EQ(alone.streams[0].discarded_events, bt_discarded) << name;
     total_events += alone.lines.size();

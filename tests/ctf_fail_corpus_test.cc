@@ -81,7 +81,8 @@ TEST_P(CtfFailCorpusTest, ReaderReportsTheExpectedError) {
   const std::string dir = FailDir() + "/" + GetParam();
   const bool want_error = fs::exists(dir + "/expected_error.txt");
   const bool want_events = fs::exists(dir + "/expected_events.txt");
-  ASSERT_NE(want_error, want_events) << dir << " needs exactly one of expected_error.txt, expected_events.txt";
+  ASSERT_NE(want_error, want_events)
+      << dir << " needs exactly one of expected_error.txt, expected_events.txt";
 
   const Outcome o = ReadCase(GetParam());
   if (want_events) {
@@ -102,10 +103,11 @@ INSTANTIATE_TEST_SUITE_P(Cases, CtfFailCorpusTest, ::testing::ValuesIn(CaseNames
 TEST(CtfFailCorpus, HasEveryCase) {
   const std::vector<std::string> names = CaseNames();
   for (const char* want :
-       {"bad-packet-magic", "truncated-packet", "packet-size-beyond-file", "content-size-over-packet-size",
-        "unknown-event-id", "unterminated-string", "huge-sequence-length", "tsdl-syntax-error",
-        "metadata-packet-bad-content-size", "unknown-type-alias", "unresolved-variant-tag",
-        "undeclared-stream-class", "empty-directory", "nonexistent-path", "metadata-only"}) {
+       {"bad-packet-magic", "truncated-packet", "packet-size-beyond-file",
+        "content-size-over-packet-size", "unknown-event-id", "unterminated-string",
+        "huge-sequence-length", "tsdl-syntax-error", "metadata-packet-bad-content-size",
+        "unknown-type-alias", "unresolved-variant-tag", "undeclared-stream-class",
+        "empty-directory", "nonexistent-path", "metadata-only"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
 }
@@ -120,8 +122,8 @@ TEST_P(CtfFailCorpusCliTest, EventsAndStatsFailWithTheMessage) {
   TempDir tmp;
   const std::string err_path = tmp.path() + "/stderr";
   for (const char* command : {"events", "stats"}) {
-    const CommandResult r =
-        RunCommand(std::string("'") + CAUSEWAY_CLI + "' " + command + " '" + dir + "/trace'", err_path);
+    const CommandResult r = RunCommand(
+        std::string("'") + CAUSEWAY_CLI + "' " + command + " '" + dir + "/trace'", err_path);
     const std::string err = ReadTrimmed(err_path);
     EXPECT_NE(r.exit_code, 0) << command;
     EXPECT_NE(r.exit_code, -1) << command << ": killed by a signal";
@@ -135,7 +137,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, CtfFailCorpusCliTest,
 TEST(CtfFailCorpusCli, MetadataOnlyTraceIsNotAnError) {
   const std::string dir = FailDir() + "/metadata-only/trace";
   for (const char* command : {"events", "stats"}) {
-    const CommandResult r = RunCommand(std::string("'") + CAUSEWAY_CLI + "' " + command + " '" + dir + "'");
+    const CommandResult r =
+        RunCommand(std::string("'") + CAUSEWAY_CLI + "' " + command + " '" + dir + "'");
     EXPECT_EQ(r.exit_code, 0) << command;
   }
 }

@@ -56,19 +56,26 @@ TEST(CtfRoundTripTest, KernelTraceOfEveryFieldKindReadsTheSameInBothReaders) {
   // More than 31 classes so that the extended header is exercised too.
   std::vector<uint32_t> ids;
   for (int i = 0; i < 40; ++i) {
-    auto id = (*w)->AddEventClass(
-        "event_" + std::to_string(i),
-        {{"u8", FieldKind::kU8}, {"s16", FieldKind::kS16}, {"u32", FieldKind::kU32}, {"s64", FieldKind::kS64},
-         {"hex", FieldKind::kHex64}, {"name", FieldKind::kString}, {"comm", FieldKind::kCharArray16},
-         {"ratio", FieldKind::kDouble}, {"u64", FieldKind::kU64}, {"s8", FieldKind::kS8}, {"u16", FieldKind::kU16},
-         {"s32", FieldKind::kS32}});
+    auto id = (*w)->AddEventClass("event_" + std::to_string(i), {{"u8", FieldKind::kU8},
+                                                                 {"s16", FieldKind::kS16},
+                                                                 {"u32", FieldKind::kU32},
+                                                                 {"s64", FieldKind::kS64},
+                                                                 {"hex", FieldKind::kHex64},
+                                                                 {"name", FieldKind::kString},
+                                                                 {"comm", FieldKind::kCharArray16},
+                                                                 {"ratio", FieldKind::kDouble},
+                                                                 {"u64", FieldKind::kU64},
+                                                                 {"s8", FieldKind::kS8},
+                                                                 {"u16", FieldKind::kU16},
+                                                                 {"s32", FieldKind::kS32}});
     ASSERT_TRUE(id.ok()) << id.status().ToString();
     ids.push_back(*id);
   }
   std::mt19937_64 rng(42);
   std::vector<Written> written;
   uint64_t ts[3] = {1000, 1000, 1000};
-  const char* names[] = {"", "a", "hello world", "tab\there", "/usr/lib/x86_64-linux-gnu/libc.so.6"};
+  const char* names[] = {"", "a", "hello world", "tab\there",
+                         "/usr/lib/x86_64-linux-gnu/libc.so.6"};
   for (int n = 0; n < 6000; ++n) {
     const uint32_t cpu = rng() % 3;
     // Mostly small steps, sometimes beyond the 27-bit compact timestamp range.
@@ -90,15 +97,26 @@ TEST(CtfRoundTripTest, KernelTraceOfEveryFieldKindReadsTheSameInBothReaders) {
     v.u16 = static_cast<uint16_t>(rng());
     v.s32 = -static_cast<int32_t>(rng() % 1000);
     (*w)->Begin(cpu, v.cls, v.ts)
-        .U8(v.u8).S16(v.s16).U32(v.u32).S64(v.s64).Hex64(v.hex).String(v.name).Chars16(v.comm)
-        .Double(v.ratio).U64(v.u64).S8(v.s8).U16(v.u16).S32(v.s32);
+        .U8(v.u8)
+        .S16(v.s16)
+        .U32(v.u32)
+        .S64(v.s64)
+        .Hex64(v.hex)
+        .String(v.name)
+        .Chars16(v.comm)
+        .Double(v.ratio)
+        .U64(v.u64)
+        .S8(v.s8)
+        .U16(v.u16)
+        .S32(v.s32);
     written.push_back(v);
   }
   ASSERT_TRUE((*w)->Close().ok());
 
   // Our reader returns exactly what was written, in (timestamp, cpu) order.
-  std::stable_sort(written.begin(), written.end(),
-                   [](const Written& a, const Written& b) { return a.ts != b.ts ? a.ts < b.ts : a.cpu < b.cpu; });
+  std::stable_sort(written.begin(), written.end(), [](const Written& a, const Written& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.cpu < b.cpu;
+  });
   auto reader = ctf::EventReader::Open({dir});
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   size_t n = 0;
@@ -146,8 +164,8 @@ TEST(CtfRoundTripTest, UstTraceWithContextAndDiscardedEventsReadsTheSame) {
   auto w = ctf::CtfWriter::Create(dir, opts);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   auto start = (*w)->AddEventClass("jaeger_ust:start_span", {{"trace_id_high", FieldKind::kU64},
-                                                              {"trace_id_low", FieldKind::kU64},
-                                                              {"span_id", FieldKind::kU64}});
+                                                             {"trace_id_low", FieldKind::kU64},
+                                                             {"span_id", FieldKind::kU64}});
   ASSERT_TRUE(start.ok());
   uint64_t discarded = 0;
   for (int n = 0; n < 3000; ++n) {
@@ -156,7 +174,8 @@ TEST(CtfRoundTripTest, UstTraceWithContextAndDiscardedEventsReadsTheSame) {
       discarded += 7;
       ASSERT_TRUE((*w)->SetDiscarded(stream, discarded / 2 + stream).ok());
     }
-    (*w)->Begin(stream, *start, 5000 + 10 * static_cast<uint64_t>(n), ctf::UstContext{"frontend", 100 + n % 4})
+    (*w)->Begin(stream, *start, 5000 + 10 * static_cast<uint64_t>(n),
+                ctf::UstContext{"frontend", 100 + n % 4})
         .U64(0)
         .U64(4421066052755260657ull + static_cast<uint64_t>(n))
         .U64(static_cast<uint64_t>(n) * 7919);

@@ -31,26 +31,30 @@ int RunEvents(const EventsOptions& o) {
   uint64_t begin = 0, end = UINT64_MAX;
   if (!o.begin.empty()) {
     auto t = ParseTimeArg(o.begin);
-    if (!t.ok()) return fmt::print(stderr, "causeway events: --begin: {}\n", t.status().ToString()), 2;
+    if (!t.ok())
+      return fmt::print(stderr, "causeway events: --begin: {}\n", t.status().ToString()), 2;
     begin = *t;
   }
   if (!o.end.empty()) {
     auto t = ParseTimeArg(o.end);
-    if (!t.ok()) return fmt::print(stderr, "causeway events: --end: {}\n", t.status().ToString()), 2;
+    if (!t.ok())
+      return fmt::print(stderr, "causeway events: --end: {}\n", t.status().ToString()), 2;
     end = *t;
   }
   auto reader = ctf::EventReader::Open(o.traces);
-  if (!reader.ok()) return fmt::print(stderr, "causeway events: {}\n", reader.status().ToString()), 1;
+  if (!reader.ok())
+    return fmt::print(stderr, "causeway events: {}\n", reader.status().ToString()), 1;
 
   report::EventFormatOptions fo;
-  fo.time = o.clock == "gmt" ? report::TimeFormat::kGmt
+  fo.time = o.clock == "gmt"       ? report::TimeFormat::kGmt
             : o.clock == "seconds" ? report::TimeFormat::kSeconds
-            : o.clock == "cycles" ? report::TimeFormat::kCycles
-                                  : report::TimeFormat::kLocal;
+            : o.clock == "cycles"  ? report::TimeFormat::kCycles
+                                   : report::TimeFormat::kLocal;
   fo.delta = !o.no_delta;
   report::EventFormatter formatter(fo);
   const bool json = o.format == "jsonl";
-  Progress progress("Reading", (*reader)->total_bytes(), StderrIsInteractive() && !isatty(STDOUT_FILENO));
+  Progress progress("Reading", (*reader)->total_bytes(),
+                    StderrIsInteractive() && !isatty(STDOUT_FILENO));
 
   // Name filtering is decided once per event class.
   std::vector<std::pair<const ctf::EventPlan*, bool>> match_cache;
@@ -74,8 +78,10 @@ int RunEvents(const EventsOptions& o) {
       continue;
     }
     line.clear();
-    if (json) formatter.AppendJson(*e, &line);
-    else formatter.AppendText(*e, &line);
+    if (json)
+      formatter.AppendJson(*e, &line);
+    else
+      formatter.AppendText(*e, &line);
     line.push_back('\n');
     if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) break;  // closed pipe
     if (o.limit && ++printed >= o.limit) break;
@@ -88,10 +94,11 @@ int RunEvents(const EventsOptions& o) {
   }
   for (const auto& s : (*reader)->stream_stats()) {
     if (s.discarded_events || s.lost_packets || s.clamped_events)
-      fmt::print(stderr,
-                 "causeway events: warning: {}: {} events discarded by the tracer, {} packets missing, "
-                 "{} timestamps clamped (max {} ns back)\n",
-                 s.path, s.discarded_events, s.lost_packets, s.clamped_events, s.max_backward_ns);
+      fmt::print(
+          stderr,
+          "causeway events: warning: {}: {} events discarded by the tracer, {} packets missing, "
+          "{} timestamps clamped (max {} ns back)\n",
+          s.path, s.discarded_events, s.lost_packets, s.clamped_events, s.max_backward_ns);
   }
   return 0;
 }
@@ -109,14 +116,20 @@ Runner RegisterEvents(CLI::App& app) {
       "  causeway events ~/lttng-traces/session/kernel\n"
       "  causeway events TRACE --name 'sched_*' --limit 20\n"
       "  causeway events TRACE --format jsonl --begin 1376592664.8 --end 1376592665");
-  cmd->add_option("traces", o->traces, "Trace directories (a directory holding `metadata`, or a parent of several)")
+  cmd->add_option("traces", o->traces,
+                  "Trace directories (a directory holding `metadata`, or a parent of several)")
       ->required();
-  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "jsonl"}))->capture_default_str();
-  cmd->add_option("--begin", o->begin, "Skip events before this time (ns, or seconds.fraction, from the clock origin)");
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "jsonl"}))
+      ->capture_default_str();
+  cmd->add_option("--begin", o->begin,
+                  "Skip events before this time (ns, or seconds.fraction, from the clock origin)");
   cmd->add_option("--end", o->end, "Stop after this time (same units as --begin)");
-  cmd->add_option("--name", o->name_glob, "Only events whose name matches this glob (e.g. 'sched_*')");
+  cmd->add_option("--name", o->name_glob,
+                  "Only events whose name matches this glob (e.g. 'sched_*')");
   cmd->add_option("--limit", o->limit, "Stop after printing this many events (0: no limit)");
-  cmd->add_option("--clock", o->clock, "How to print times: local, gmt (HH:MM:SS.ns), seconds, cycles")
+  cmd->add_option("--clock", o->clock,
+                  "How to print times: local, gmt (HH:MM:SS.ns), seconds, cycles")
       ->check(CLI::IsMember({"local", "gmt", "seconds", "cycles"}))
       ->capture_default_str();
   cmd->add_flag("--no-delta", o->no_delta, "Do not print the time since the previous event");

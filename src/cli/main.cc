@@ -7,7 +7,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{
-      "Causeway joins kernel traces with distributed-tracing spans and tells why a request was slow.\n"
+      "Causeway joins kernel traces with distributed-tracing spans and tells why a request was "
+      "slow.\n"
       "Run `causeway COMMAND --help` for the options of a command."};
   app.name("causeway");
   app.set_version_flag("--version", "causeway 0.1.0");

@@ -22,13 +22,15 @@ void Progress::Draw(uint64_t done_bytes, uint64_t events) {
   if (!drawn_ && now - start_ < std::chrono::milliseconds(500)) return;  // short reads stay quiet
   last_ = now;
   drawn_ = true;
-  const double pct = total_ ? 100.0 * static_cast<double>(done_bytes) / static_cast<double>(total_) : 0;
+  const double pct =
+      total_ ? 100.0 * static_cast<double>(done_bytes) / static_cast<double>(total_) : 0;
   const int width = 30;
   const int filled = static_cast<int>(pct / 100 * width);
   std::fprintf(stderr, "\r%s [", what_.c_str());
   for (int i = 0; i < width; ++i) std::fputc(i < filled ? '#' : '.', stderr);
-  std::fprintf(stderr, "] %5.1f%%  %.1f/%.1f MB  %.2f M events", pct, static_cast<double>(done_bytes) / 1e6,
-               static_cast<double>(total_) / 1e6, static_cast<double>(events) / 1e6);
+  std::fprintf(stderr, "] %5.1f%%  %.1f/%.1f MB  %.2f M events", pct,
+               static_cast<double>(done_bytes) / 1e6, static_cast<double>(total_) / 1e6,
+               static_cast<double>(events) / 1e6);
   std::fflush(stderr);
 }
 

@@ -20,11 +20,14 @@ struct StatsOptions {
   std::string format = "text";
 };
 
-std::string FormatNs(uint64_t ns) { return fmt::format("{}.{:09}", ns / 1'000'000'000, ns % 1'000'000'000); }
+std::string FormatNs(uint64_t ns) {
+  return fmt::format("{}.{:09}", ns / 1'000'000'000, ns % 1'000'000'000);
+}
 
 int RunStats(const StatsOptions& o) {
   auto reader = ctf::EventReader::Open(o.traces);
-  if (!reader.ok()) return fmt::print(stderr, "causeway stats: {}\n", reader.status().ToString()), 1;
+  if (!reader.ok())
+    return fmt::print(stderr, "causeway stats: {}\n", reader.status().ToString()), 1;
   Progress progress("Reading", (*reader)->total_bytes(), StderrIsInteractive());
 
   // Count per dense class index first (cheap), names later.
@@ -51,7 +54,8 @@ int RunStats(const StatsOptions& o) {
   for (size_t i = 0; i < per_class.size(); ++i)
     if (per_class[i]) by_name[class_plan[i]->cls->name] += per_class[i];
   std::vector<std::pair<std::string, uint64_t>> sorted(by_name.begin(), by_name.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](auto& a, auto& b) { return a.second > b.second; });
   const auto streams = (*reader)->stream_stats();
   uint64_t discarded = 0, lost_packets = 0, clamped = 0, bytes = 0;
   for (const auto& s : streams) {
@@ -73,18 +77,27 @@ int RunStats(const StatsOptions& o) {
     j["clamped_timestamps"] = clamped;
     j["traces"] = nlohmann::json::array();
     for (const auto& t : (*reader)->traces())
-      j["traces"].push_back({{"path", t->dir()}, {"hostname", t->hostname()},
+      j["traces"].push_back({{"path", t->dir()},
+                             {"hostname", t->hostname()},
                              {"domain", t->trace_class().EnvString("domain")},
                              {"tracer", t->trace_class().EnvString("tracer_name")}});
     j["by_name"] = nlohmann::json::array();
     for (const auto& [name, n] : sorted) j["by_name"].push_back({{"name", name}, {"count", n}});
     j["streams"] = nlohmann::json::array();
     for (const auto& s : streams)
-      j["streams"].push_back({{"path", s.path}, {"trace", s.trace_index}, {"stream_class", s.stream_class_id},
-                              {"cpu", s.cpu}, {"bytes", s.file_bytes}, {"packets", s.packets},
-                              {"events", s.events}, {"begin_ns", s.first_ts}, {"end_ns", s.last_ts},
-                              {"discarded_events", s.discarded_events}, {"lost_packets", s.lost_packets},
-                              {"clamped_timestamps", s.clamped_events}, {"max_backward_ns", s.max_backward_ns}});
+      j["streams"].push_back({{"path", s.path},
+                              {"trace", s.trace_index},
+                              {"stream_class", s.stream_class_id},
+                              {"cpu", s.cpu},
+                              {"bytes", s.file_bytes},
+                              {"packets", s.packets},
+                              {"events", s.events},
+                              {"begin_ns", s.first_ts},
+                              {"end_ns", s.last_ts},
+                              {"discarded_events", s.discarded_events},
+                              {"lost_packets", s.lost_packets},
+                              {"clamped_timestamps", s.clamped_events},
+                              {"max_backward_ns", s.max_backward_ns}});
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
@@ -92,17 +105,17 @@ int RunStats(const StatsOptions& o) {
   for (const auto& t : (*reader)->traces())
     fmt::print("Trace {} (host {}, domain {}, tracer {})\n", t->dir(), t->hostname(),
                t->trace_class().EnvString("domain"), t->trace_class().EnvString("tracer_name"));
-  fmt::print("Events: {} in {} bytes, from {} to {} ({} s)\n", total, bytes, FormatNs(first), FormatNs(last),
-             FormatNs(last - first));
-  fmt::print("Discarded by the tracer: {} events; missing packets: {}; clamped timestamps: {}\n\n", discarded,
-             lost_packets, clamped);
+  fmt::print("Events: {} in {} bytes, from {} to {} ({} s)\n", total, bytes, FormatNs(first),
+             FormatNs(last), FormatNs(last - first));
+  fmt::print("Discarded by the tracer: {} events; missing packets: {}; clamped timestamps: {}\n\n",
+             discarded, lost_packets, clamped);
   fmt::print("{:>12}  {}\n", "COUNT", "EVENT");
   for (const auto& [name, n] : sorted) fmt::print("{:>12}  {}\n", n, name);
-  fmt::print("\n{:>4} {:>10} {:>8} {:>10} {:>10} {:>8} {:>8}  {}\n", "CPU", "EVENTS", "PACKETS", "BYTES",
-             "DISCARDED", "LOSTPKT", "CLAMPED", "STREAM");
+  fmt::print("\n{:>4} {:>10} {:>8} {:>10} {:>10} {:>8} {:>8}  {}\n", "CPU", "EVENTS", "PACKETS",
+             "BYTES", "DISCARDED", "LOSTPKT", "CLAMPED", "STREAM");
   for (const auto& s : streams)
-    fmt::print("{:>4} {:>10} {:>8} {:>10} {:>10} {:>8} {:>8}  {}\n", s.cpu, s.events, s.packets, s.file_bytes,
-               s.discarded_events, s.lost_packets, s.clamped_events, s.path);
+    fmt::print("{:>4} {:>10} {:>8} {:>10} {:>10} {:>8} {:>8}  {}\n", s.cpu, s.events, s.packets,
+               s.file_bytes, s.discarded_events, s.lost_packets, s.clamped_events, s.path);
   return 0;
 }
 
@@ -110,7 +123,8 @@ int RunStats(const StatsOptions& o) {
 
 Runner RegisterStats(CLI::App& app) {
   auto o = std::make_shared<StatsOptions>();
-  CLI::App* cmd = app.add_subcommand("stats", "Summarize CTF traces: events by name, streams, losses");
+  CLI::App* cmd =
+      app.add_subcommand("stats", "Summarize CTF traces: events by name, streams, losses");
   cmd->description(
       "Read every event of one or more CTF traces and summarize them: events by name, the\n"
       "time range, and per stream the packets, events, events the tracer discarded,\n"
@@ -118,7 +132,9 @@ Runner RegisterStats(CLI::App& app) {
       "Example:\n"
       "  causeway stats ~/lttng-traces/session/kernel --format json");
   cmd->add_option("traces", o->traces, "Trace directories")->required();
-  cmd->add_option("--format", o->format, "Output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   return [o] { return RunStats(*o); };
 }
 

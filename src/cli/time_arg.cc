@@ -6,8 +6,9 @@ namespace causeway::cli {
 
 StatusOr<uint64_t> ParseTimeArg(const std::string& text) {
   auto bad = [&] {
-    return InvalidArgument("invalid time '" + text +
-                           "': expected nanoseconds (1376592664828559410) or seconds.fraction (1376592664.8285)");
+    return InvalidArgument(
+        "invalid time '" + text +
+        "': expected nanoseconds (1376592664828559410) or seconds.fraction (1376592664.8285)");
   };
   if (text.empty()) return bad();
   const size_t dot = text.find('.');
@@ -23,7 +24,8 @@ StatusOr<uint64_t> ParseTimeArg(const std::string& text) {
   }
   if (dot == std::string::npos) return w;
   uint64_t f = 0;
-  for (size_t i = 0; i < 9; ++i) f = f * 10 + (i < frac.size() ? static_cast<uint64_t>(frac[i] - '0') : 0);
+  for (size_t i = 0; i < 9; ++i)
+    f = f * 10 + (i < frac.size() ? static_cast<uint64_t>(frac[i] - '0') : 0);
   if (w > UINT64_MAX / 1'000'000'000) return bad();
   return w * 1'000'000'000 + f;
 }

@@ -13,7 +13,8 @@ TEST(TimeArgTest, ParsesNanosecondsAndSeconds) {
 }
 
 TEST(TimeArgTest, RejectsGarbageWithMessage) {
-  for (const char* bad : {"", "abc", "1.2.3", "-5", "1.0000000001", "99999999999999999999999", ".5"}) {
+  for (const char* bad :
+       {"", "abc", "1.2.3", "-5", "1.0000000001", "99999999999999999999999", ".5"}) {
     auto r = ParseTimeArg(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.status().message().find("invalid time"), std::string::npos);

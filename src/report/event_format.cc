@@ -17,11 +17,21 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
   for (unsigned char c : s) {
     switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
@@ -42,14 +52,29 @@ void AppendTextString(std::string_view s, std::string* out) {
   out->push_back('"');
   for (char c : s) {
     switch (c) {
-      case '\a': *out += "\\a"; break;
-      case '\b': *out += "\\b"; break;
-      case '\f': *out += "\\f"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      case '\v': *out += "\\v"; break;
-      default: out->push_back(c);
+      case '\a':
+        *out += "\\a";
+        break;
+      case '\b':
+        *out += "\\b";
+        break;
+      case '\f':
+        *out += "\\f";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\v':
+        *out += "\\v";
+        break;
+      default:
+        out->push_back(c);
     }
   }
   out->push_back('"');
@@ -59,7 +84,8 @@ bool IsText(const PlanNode& n) {
   const auto* t = n.type;
   if (t->kind != TypeKind::kArray && t->kind != TypeKind::kSequence) return false;
   const auto* e = t->element.get();
-  return e && e->kind == TypeKind::kInteger && e->size_bits == 8 && e->encoding != ctf::Encoding::kNone;
+  return e && e->kind == TypeKind::kInteger && e->size_bits == 8 &&
+         e->encoding != ctf::Encoding::kNone;
 }
 
 }  // namespace
@@ -104,31 +130,41 @@ struct EventFormatter::Walk {
     const uint64_t raw = ReadAt(pos, n.scalar);
     if (t.kind == TypeKind::kFloat) {
       const double d = ctf::BitsToDouble(raw, n.scalar.size_bits);
-      if (json && !std::isfinite(d)) *out += "null";
-      else if (json) fmt::format_to(std::back_inserter(*out), "{}", d);
-      else fmt::format_to(std::back_inserter(*out), "{:g}", d);
+      if (json && !std::isfinite(d))
+        *out += "null";
+      else if (json)
+        fmt::format_to(std::back_inserter(*out), "{}", d);
+      else
+        fmt::format_to(std::back_inserter(*out), "{:g}", d);
       return;
     }
     const int64_t sv = n.scalar.is_signed ? ctf::SignExtend(raw, n.scalar.size_bits) : 0;
     auto number = [&]() {
-      if (!json && t.base == 16) fmt::format_to(std::back_inserter(*out), "0x{:X}", raw);
-      else if (!json && t.base == 8) fmt::format_to(std::back_inserter(*out), "0{:o}", raw);
-      else if (!json && t.base == 2) fmt::format_to(std::back_inserter(*out), "0b{:b}", raw);
-      else if (n.scalar.is_signed) fmt::format_to(std::back_inserter(*out), "{}", sv);
-      else fmt::format_to(std::back_inserter(*out), "{}", raw);
+      if (!json && t.base == 16)
+        fmt::format_to(std::back_inserter(*out), "0x{:X}", raw);
+      else if (!json && t.base == 8)
+        fmt::format_to(std::back_inserter(*out), "0{:o}", raw);
+      else if (!json && t.base == 2)
+        fmt::format_to(std::back_inserter(*out), "0b{:b}", raw);
+      else if (n.scalar.is_signed)
+        fmt::format_to(std::back_inserter(*out), "{}", sv);
+      else
+        fmt::format_to(std::back_inserter(*out), "{}", raw);
     };
     if (t.kind != TypeKind::kEnum) return number();
     std::vector<const std::string*> labels;
     for (const auto& m : t.mappings) {
-      const bool hit = n.scalar.is_signed
-                           ? (sv >= m.lo && sv <= m.hi)
-                           : (raw >= static_cast<uint64_t>(m.lo) && raw <= static_cast<uint64_t>(m.hi));
+      const bool hit = n.scalar.is_signed ? (sv >= m.lo && sv <= m.hi)
+                                          : (raw >= static_cast<uint64_t>(m.lo) &&
+                                             raw <= static_cast<uint64_t>(m.hi));
       if (hit) labels.push_back(&m.label);
     }
     if (json) {
       *out += "{\"label\":";
-      if (labels.empty()) *out += "null";
-      else AppendJsonString(*labels[0], out);
+      if (labels.empty())
+        *out += "null";
+      else
+        AppendJsonString(*labels[0], out);
       *out += ",\"value\":";
       number();
       *out += "}";
@@ -141,7 +177,8 @@ struct EventFormatter::Walk {
       fmt::format_to(std::back_inserter(*out), "\"{}\"", *labels[0]);
     } else {
       *out += "{ ";
-      for (size_t i = 0; i < labels.size(); ++i) fmt::format_to(std::back_inserter(*out), "{}\"{}\"", i ? ", " : "", *labels[i]);
+      for (size_t i = 0; i < labels.size(); ++i)
+        fmt::format_to(std::back_inserter(*out), "{}\"{}\"", i ? ", " : "", *labels[i]);
       *out += " }";
     }
     *out += " : container = ";
@@ -168,8 +205,10 @@ struct EventFormatter::Walk {
         const uint64_t avail = e.content_end_bits / 8 - pos / 8;
         const void* nul = std::memchr(p, 0, avail);
         const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
-        if (json) AppendJsonString({p, len}, out);
-        else AppendTextString({p, len}, out);
+        if (json)
+          AppendJsonString({p, len}, out);
+        else
+          AppendTextString({p, len}, out);
         return pos + (len + 1) * 8;
       }
       case TypeKind::kStruct:
@@ -179,13 +218,16 @@ struct EventFormatter::Walk {
         const bool sign = n.ref_scalar.is_signed;
         const int64_t sv = sign ? ctf::SignExtend(raw, n.ref_scalar.size_bits) : 0;
         for (const auto& m : n.ref_type->mappings) {
-          const bool hit = sign ? (sv >= m.lo && sv <= m.hi)
-                                : (raw >= static_cast<uint64_t>(m.lo) && raw <= static_cast<uint64_t>(m.hi));
+          const bool hit =
+              sign ? (sv >= m.lo && sv <= m.hi)
+                   : (raw >= static_cast<uint64_t>(m.lo) && raw <= static_cast<uint64_t>(m.hi));
           if (!hit) continue;
           for (const auto& opt : n.children) {
             if (opt.raw_name != m.label && opt.name != m.label) continue;
-            if (json) *out += "{";
-            else *out += "{ ";
+            if (json)
+              *out += "{";
+            else
+              *out += "{ ";
             Name(opt);
             const uint64_t end = Value(opt, pos);
             *out += json ? "}" : " }";
@@ -220,8 +262,10 @@ struct EventFormatter::Walk {
       Name(n.children[i]);
       cursor = Value(n.children[i], cursor);
     }
-    if (json) *out += "}";
-    else *out += n.children.empty() ? "}" : " }";
+    if (json)
+      *out += "}";
+    else
+      *out += n.children.empty() ? "}" : " }";
     return cursor;
   }
 
@@ -235,8 +279,10 @@ struct EventFormatter::Walk {
       const uint64_t avail = std::min<uint64_t>(count, e.content_end_bits / 8 - start / 8);
       const void* nul = std::memchr(p, 0, avail);
       const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
-      if (json) AppendJsonString({p, len}, out);
-      else AppendTextString({p, len}, out);
+      if (json)
+        AppendJsonString({p, len}, out);
+      else
+        AppendTextString({p, len}, out);
       return start + count * 8;
     }
     *out += json ? "[" : "[ ";
@@ -272,20 +318,26 @@ void EventFormatter::AppendTime(uint64_t ns, std::string* out) const {
   }
   const time_t t = static_cast<time_t>(sec);
   struct tm tm;
-  if (options_.time == TimeFormat::kGmt) gmtime_r(&t, &tm);
-  else localtime_r(&t, &tm);
-  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}.{:09}", tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+  if (options_.time == TimeFormat::kGmt)
+    gmtime_r(&t, &tm);
+  else
+    localtime_r(&t, &tm);
+  fmt::format_to(std::back_inserter(*out), "{:02}:{:02}:{:02}.{:09}", tm.tm_hour, tm.tm_min,
+                 tm.tm_sec, frac);
 }
 
 void EventFormatter::AppendText(const Event& e, std::string* out) {
   out->push_back('[');
-  if (options_.time == TimeFormat::kCycles) fmt::format_to(std::back_inserter(*out), "{:020}", e.cycles);
-  else AppendTime(e.timestamp, out);
+  if (options_.time == TimeFormat::kCycles)
+    fmt::format_to(std::back_inserter(*out), "{:020}", e.cycles);
+  else
+    AppendTime(e.timestamp, out);
   out->push_back(']');
   if (options_.delta) {
     if (have_last_) {
       const uint64_t d = e.timestamp - last_ts_;
-      fmt::format_to(std::back_inserter(*out), " (+{}.{:09})", d / 1'000'000'000, d % 1'000'000'000);
+      fmt::format_to(std::back_inserter(*out), " (+{}.{:09})", d / 1'000'000'000,
+                     d % 1'000'000'000);
     } else {
       *out += " (+?.\?\?\?\?\?\?\?\?\?)";
     }
@@ -318,7 +370,8 @@ void EventFormatter::AppendText(const Event& e, std::string* out) {
   }
   const ctf::StreamPlan& sp = *e.stream_plan;
   const ctf::ScopePlan* scopes[] = {&sp.event_context, &e.plan->context, &e.plan->payload};
-  const ctf::Scope ids[] = {ctf::Scope::kStreamEventContext, ctf::Scope::kEventContext, ctf::Scope::kEventPayload};
+  const ctf::Scope ids[] = {ctf::Scope::kStreamEventContext, ctf::Scope::kEventContext,
+                            ctf::Scope::kEventPayload};
   for (int i = 0; i < 3; ++i) {
     if (!scopes[i]->present) continue;
     w.Bind(ids[i], scopes[i]->num_slots);
@@ -336,8 +389,8 @@ void EventFormatter::AppendJson(const Event& e, std::string* out) {
   AppendJsonString(e.name(), out);
   fmt::format_to(std::back_inserter(*out), ",\"cpu\":{},\"stream\":{}", e.cpu, e.stream_index);
   if (e.kind == Event::Kind::kDiscarded) {
-    fmt::format_to(std::back_inserter(*out), ",\"discarded\":{},\"from\":{},\"to\":{}}}", e.discarded,
-                   e.discarded_begin, e.discarded_end);
+    fmt::format_to(std::back_inserter(*out), ",\"discarded\":{},\"from\":{},\"to\":{}}}",
+                   e.discarded, e.discarded_begin, e.discarded_end);
     return;
   }
   Walk w(e, true, out);

@@ -57,7 +57,8 @@ ReadResult ReadAsText(const std::vector<std::string>& dirs) {
     r.status = reader.status();
     return r;
   }
-  report::EventFormatter f({.time = report::TimeFormat::kSeconds, .delta = false, .hostname = true});
+  report::EventFormatter f(
+      {.time = report::TimeFormat::kSeconds, .delta = false, .hostname = true});
   std::string line;
   while (const ctf::Event* e = (*reader)->Next()) {
     if (e->kind == ctf::Event::Kind::kDiscarded) {
@@ -73,14 +74,17 @@ ReadResult ReadAsText(const std::vector<std::string>& dirs) {
   return r;
 }
 
-std::string TestTrace(const std::string& name) { return std::string(CAUSEWAY_TEST_DATA) + "/traces/" + name; }
+std::string TestTrace(const std::string& name) {
+  return std::string(CAUSEWAY_TEST_DATA) + "/traces/" + name;
+}
 
 // babeltrace2 2.0.4 prints a stale value for a string field whose new value is the empty
 // string (its pooled string field is not cleared; the raw bytes hold a lone NUL). Counts the
 // lines where ours has `x = ""` and babeltrace's has `x = "something"` and everything else is
 // equal, after checking that babeltrace's value is one that an earlier event of the same
 // name really carried.
-int CountStaleEmptyStrings(const std::vector<std::string>& bt, const std::vector<std::string>& ours) {
+int CountStaleEmptyStrings(const std::vector<std::string>& bt,
+                           const std::vector<std::string>& ours) {
   int stale = 0;
   const std::regex head(R"(^\[[0-9.]+\] \S+ (\S+): )");
   const std::regex empty_field(R"(([ {,])(\w+) = \"\")");
@@ -94,14 +98,15 @@ int CountStaleEmptyStrings(const std::vector<std::string>& bt, const std::vector
     std::string patched;
     std::vector<std::pair<std::string, std::string>> replaced;  // field, babeltrace's value
     size_t last = 0;
-    for (auto it = std::sregex_iterator(ours[i].begin(), ours[i].end(), empty_field); it != std::sregex_iterator();
-         ++it) {
+    for (auto it = std::sregex_iterator(ours[i].begin(), ours[i].end(), empty_field);
+         it != std::sregex_iterator(); ++it) {
       const std::string field = (*it)[2].str();
       const std::regex bt_field("[ {,]" + field + R"( = (\"[^\"]*\"))");
       std::smatch bm;
       std::string value = "\"\"";
       if (std::regex_search(bt[i], bm, bt_field)) value = bm[1].str();
-      patched += ours[i].substr(last, it->position(0) - last) + (*it)[1].str() + field + " = " + value;
+      patched +=
+          ours[i].substr(last, it->position(0) - last) + (*it)[1].str() + field + " = " + value;
       last = it->position(0) + it->length(0);
       if (value != "\"\"") replaced.emplace_back(field, value);
     }

@@ -46,6 +46,7 @@ bool HaveProgram(const std::string& name);
 // that every line where `bt` and `ours` differ is such a case (ours `x = ""`, babeltrace's
 // `x = "v"` with v a value an earlier event of the same name carried, the rest identical),
 // failing the test otherwise, and returns how many lines differ.
-int CountStaleEmptyStrings(const std::vector<std::string>& bt, const std::vector<std::string>& ours);
+int CountStaleEmptyStrings(const std::vector<std::string>& bt,
+                           const std::vector<std::string>& ours);
 
 }  // namespace causeway::testing

@@ -44,7 +44,8 @@ StatusOr<std::string> ReadMetadataText(const std::string& trace_dir) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) {
     int err = errno;
-    std::string message = fmt::format("Cannot open metadata: file={}: {}", path, std::strerror(err));
+    std::string message =
+        fmt::format("Cannot open metadata: file={}: {}", path, std::strerror(err));
     return err == ENOENT ? NotFound(message) : IoError(message);
   }
   FileCloser closer(f);
@@ -55,7 +56,8 @@ StatusOr<std::string> ReadMetadataText(const std::string& trace_dir) {
     bytes.append(buffer, n);
     if (n < sizeof buffer) {
       if (std::ferror(f))
-        return IoError(fmt::format("Cannot read metadata: file={}: {}", path, std::strerror(errno)));
+        return IoError(
+            fmt::format("Cannot read metadata: file={}: {}", path, std::strerror(errno)));
       break;
     }
   }
@@ -104,12 +106,12 @@ StatusOr<std::string> DecodeMetadataPackets(std::string_view bytes,
                               "(encryption_scheme {})",
                               encryption));
     if (major != 1)
-      return fail(StatusCode::kUnimplemented,
-                  fmt::format("metadata packet version {}.{} is not supported (only 1.x)", major,
-                              minor));
+      return fail(
+          StatusCode::kUnimplemented,
+          fmt::format("metadata packet version {}.{} is not supported (only 1.x)", major, minor));
     if (content_bits > packet_bits)
-      return fail(StatusCode::kDataLoss, fmt::format("content_size {} exceeds packet_size {}",
-                                                     content_bits, packet_bits));
+      return fail(StatusCode::kDataLoss,
+                  fmt::format("content_size {} exceeds packet_size {}", content_bits, packet_bits));
     if (content_bits % 8 != 0 || packet_bits % 8 != 0)
       return fail(StatusCode::kDataLoss,
                   fmt::format("content_size {} or packet_size {} is not a whole number of bytes",

@@ -55,8 +55,8 @@ void Put32(std::string* out, uint32_t v, bool big_endian) {
 struct PacketSpec {
   std::string text;
   bool big_endian = false;
-  uint32_t packet_bytes = 64;     // 0: header + text exactly
-  int64_t content_bits = -1;      // -1: header + text
+  uint32_t packet_bytes = 64;  // 0: header + text exactly
+  int64_t content_bits = -1;   // -1: header + text
   uint8_t compression = 0;
   uint8_t encryption = 0;
   uint32_t magic = kMetadataPacketMagic;
@@ -67,11 +67,11 @@ std::string Packet(const PacketSpec& p) {
   uint32_t content = p.content_bits >= 0
                          ? static_cast<uint32_t>(p.content_bits)
                          : static_cast<uint32_t>((kMetadataPacketHeaderSize + p.text.size()) * 8);
-  uint32_t packet_bytes =
-      p.packet_bytes ? p.packet_bytes
-                     : static_cast<uint32_t>(kMetadataPacketHeaderSize + p.text.size());
+  uint32_t packet_bytes = p.packet_bytes
+                              ? p.packet_bytes
+                              : static_cast<uint32_t>(kMetadataPacketHeaderSize + p.text.size());
   Put32(&out, p.magic, p.big_endian);
-  out.append(16, '\x42');  // uuid
+  out.append(16, '\x42');        // uuid
   Put32(&out, 0, p.big_endian);  // checksum
   Put32(&out, content, p.big_endian);
   Put32(&out, packet_bytes * 8, p.big_endian);
@@ -92,8 +92,8 @@ TEST(MetadataFileTest, ReadsPacketizedLttngMetadata) {
   auto text = ReadMetadataText(dir.path());
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_EQ(text->size(), 3849u);
-  EXPECT_EQ(text->rfind("typealias integer { size = 8; align = 8; signed = false; } := uint8_t;", 0),
-            0u);
+  EXPECT_EQ(
+      text->rfind("typealias integer { size = 8; align = 8; signed = false; } := uint8_t;", 0), 0u);
   EXPECT_EQ(text->find('\0'), std::string::npos);
   EXPECT_EQ(text->substr(text->size() - 5), "\n};\n\n");
 }

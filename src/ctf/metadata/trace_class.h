@@ -112,7 +112,7 @@ struct TraceClass {
   uint32_t minor = 8;
   std::optional<std::array<uint8_t, 16>> uuid;
   ByteOrder byte_order = ByteOrder::kLittle;
-  TypePtr packet_header;  // may be null
+  TypePtr packet_header;                              // may be null
   std::vector<std::pair<std::string, EnvValue>> env;  // in declaration order
   std::vector<ClockClass> clocks;
   std::vector<StreamClass> streams;  // sorted by id

@@ -118,19 +118,32 @@ class Lexer {
       return true;
     };
     switch (c) {
-      case '{': return single(TokenKind::kLBrace);
-      case '}': return single(TokenKind::kRBrace);
-      case '(': return single(TokenKind::kLParen);
-      case ')': return single(TokenKind::kRParen);
-      case '[': return single(TokenKind::kLBracket);
-      case ']': return single(TokenKind::kRBracket);
-      case '<': return single(TokenKind::kLAngle);
-      case '>': return single(TokenKind::kRAngle);
-      case ';': return single(TokenKind::kSemicolon);
-      case ',': return single(TokenKind::kComma);
-      case '=': return single(TokenKind::kEquals);
-      case '-': return single(TokenKind::kMinus);
-      case '+': return single(TokenKind::kPlus);
+      case '{':
+        return single(TokenKind::kLBrace);
+      case '}':
+        return single(TokenKind::kRBrace);
+      case '(':
+        return single(TokenKind::kLParen);
+      case ')':
+        return single(TokenKind::kRParen);
+      case '[':
+        return single(TokenKind::kLBracket);
+      case ']':
+        return single(TokenKind::kRBracket);
+      case '<':
+        return single(TokenKind::kLAngle);
+      case '>':
+        return single(TokenKind::kRAngle);
+      case ';':
+        return single(TokenKind::kSemicolon);
+      case ',':
+        return single(TokenKind::kComma);
+      case '=':
+        return single(TokenKind::kEquals);
+      case '-':
+        return single(TokenKind::kMinus);
+      case '+':
+        return single(TokenKind::kPlus);
       case ':':
         if (pos_ + 1 < text_.size() && text_[pos_ + 1] == '=') {
           token.kind = TokenKind::kColonEquals;
@@ -218,21 +231,46 @@ class Lexer {
       }
       uint32_t escape_column = Column();
       ++pos_;
-      if (pos_ >= text_.size()) return Fail(token.line, token.column, "unterminated string literal");
+      if (pos_ >= text_.size())
+        return Fail(token.line, token.column, "unterminated string literal");
       char e = text_[pos_++];
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'v': out += '\v'; break;
-        case '\\': out += '\\'; break;
-        case '"': out += '"'; break;
-        case '\'': out += '\''; break;
-        case '?': out += '?'; break;
-        case '\n': NewLine(); break;  // line continuation
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'a':
+          out += '\a';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'v':
+          out += '\v';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case '\'':
+          out += '\'';
+          break;
+        case '?':
+          out += '?';
+          break;
+        case '\n':
+          NewLine();
+          break;  // line continuation
         case 'x': {
           unsigned value = 0;
           int count = 0;
@@ -249,7 +287,8 @@ class Lexer {
         default:
           if (e >= '0' && e <= '7') {
             unsigned value = static_cast<unsigned>(e - '0');
-            for (int i = 0; i < 2 && pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '7';
+            for (int i = 0;
+                 i < 2 && pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '7';
                  ++i, ++pos_)
               value = value * 8 + static_cast<unsigned>(text_[pos_] - '0');
             out += static_cast<char>(value & 0xff);
@@ -296,7 +335,8 @@ std::string DescribeToken(const Token& token) {
 }
 
 Status TsdlSyntaxError(uint32_t line, uint32_t column, const std::string& message) {
-  return DataLoss(fmt::format("TSDL syntax error at line {}, column {}: {}", line, column, message));
+  return DataLoss(
+      fmt::format("TSDL syntax error at line {}, column {}: {}", line, column, message));
 }
 
 Status TsdlError(uint32_t line, uint32_t column, const std::string& message, StatusCode code) {

@@ -18,27 +18,27 @@ namespace causeway::ctf {
 
 enum class TokenKind : uint8_t {
   kIdentifier,
-  kInteger,     // value in `integer` (magnitude; a leading '-' is a separate token)
-  kString,      // unescaped contents in TsdlTokens::strings[string_index]
-  kLBrace,      // {
-  kRBrace,      // }
-  kLParen,      // (
-  kRParen,      // )
-  kLBracket,    // [
-  kRBracket,    // ]
-  kLAngle,      // <
-  kRAngle,      // >
-  kSemicolon,   // ;
-  kComma,       // ,
-  kEquals,      // =
-  kColon,       // :
-  kColonEquals, // :=
-  kDot,         // .
-  kEllipsis,    // ...
-  kMinus,       // -
-  kPlus,        // +
-  kEnd,         // end of input (always the last token unless kError is)
-  kError,       // a lexical error; TsdlTokens::error holds it
+  kInteger,      // value in `integer` (magnitude; a leading '-' is a separate token)
+  kString,       // unescaped contents in TsdlTokens::strings[string_index]
+  kLBrace,       // {
+  kRBrace,       // }
+  kLParen,       // (
+  kRParen,       // )
+  kLBracket,     // [
+  kRBracket,     // ]
+  kLAngle,       // <
+  kRAngle,       // >
+  kSemicolon,    // ;
+  kComma,        // ,
+  kEquals,       // =
+  kColon,        // :
+  kColonEquals,  // :=
+  kDot,          // .
+  kEllipsis,     // ...
+  kMinus,        // -
+  kPlus,         // +
+  kEnd,          // end of input (always the last token unless kError is)
+  kError,        // a lexical error; TsdlTokens::error holds it
 };
 
 // Kept small (40 bytes): a 300 KB metadata file has about 100,000 tokens.

@@ -15,10 +15,10 @@ namespace {
 // A type as the parser holds it: the node plus what it needs to know about it later.
 struct TRef {
   TypePtr type;
-  uint32_t depth = 1;        // nodes on the longest path from this node to a leaf
-  uint64_t nodes = 1;        // nodes of the tree with shared subtrees counted each time
-  bool native = false;       // integer/float/enum whose byte order is the trace's
-  bool definition = false;   // a named struct/enum/variant with a body (may end with ';')
+  uint32_t depth = 1;       // nodes on the longest path from this node to a leaf
+  uint64_t nodes = 1;       // nodes of the tree with shared subtrees counted each time
+  bool native = false;      // integer/float/enum whose byte order is the trace's
+  bool definition = false;  // a named struct/enum/variant with a body (may end with ';')
 };
 
 // Names visible in one block; TSDL keeps struct, variant and enum names apart from
@@ -56,8 +56,8 @@ struct Attribute {
   std::string name;
   const Token* name_token = nullptr;
   bool is_type = false;
-  Value value;     // !is_type
-  TRef type;       // is_type
+  Value value;  // !is_type
+  TRef type;    // is_type
   const Token* type_token = nullptr;
 };
 
@@ -84,14 +84,22 @@ std::string Lowercase(std::string_view s) {
 
 const char* KindName(TypeKind kind) {
   switch (kind) {
-    case TypeKind::kInteger: return "integer";
-    case TypeKind::kFloat: return "floating_point";
-    case TypeKind::kString: return "string";
-    case TypeKind::kEnum: return "enum";
-    case TypeKind::kStruct: return "struct";
-    case TypeKind::kVariant: return "variant";
-    case TypeKind::kArray: return "array";
-    case TypeKind::kSequence: return "sequence";
+    case TypeKind::kInteger:
+      return "integer";
+    case TypeKind::kFloat:
+      return "floating_point";
+    case TypeKind::kString:
+      return "string";
+    case TypeKind::kEnum:
+      return "enum";
+    case TypeKind::kStruct:
+      return "struct";
+    case TypeKind::kVariant:
+      return "variant";
+    case TypeKind::kArray:
+      return "array";
+    case TypeKind::kSequence:
+      return "sequence";
   }
   return "?";
 }
@@ -169,8 +177,7 @@ class Parser {
   // text on error, since building strings for every token would dominate the parse time.
   struct Ctx {
     Ctx(const char* a_ = "") : a(a_) {}  // NOLINT: implicit on purpose
-    Ctx(std::string_view a_, std::string_view b_, std::string_view c_ = "")
-        : a(a_), b(b_), c(c_) {}
+    Ctx(std::string_view a_, std::string_view b_, std::string_view c_ = "") : a(a_), b(b_), c(c_) {}
     std::string Str() const { return fmt::format("{}{}{}", a, b, c); }
     std::string_view a, b, c;
   };
@@ -254,13 +261,13 @@ class Parser {
     if (v.kind != Value::kInt)
       return ErrorAt(*v.token, fmt::format("{} must be an integer, found {}", what, v.Describe()));
     if (v.negative)
-      return ErrorAt(*v.token, fmt::format("{} must not be negative, found {}", what, v.Describe()));
+      return ErrorAt(*v.token,
+                     fmt::format("{} must not be negative, found {}", what, v.Describe()));
     return v.magnitude;
   }
   StatusOr<uint32_t> ToUint32(const Value& v, std::string_view what) {
     ASSIGN_OR_RETURN(uint64_t x, ToUint64(v, what));
-    if (x > UINT32_MAX)
-      return ErrorAt(*v.token, fmt::format("{} is too large: {}", what, x));
+    if (x > UINT32_MAX) return ErrorAt(*v.token, fmt::format("{} is too large: {}", what, x));
     return static_cast<uint32_t>(x);
   }
   StatusOr<int64_t> ToInt64(const Value& v, std::string_view what) {
@@ -268,9 +275,8 @@ class Parser {
       return ErrorAt(*v.token, fmt::format("{} must be an integer, found {}", what, v.Describe()));
     uint64_t limit = v.negative ? (uint64_t{1} << 63) : static_cast<uint64_t>(INT64_MAX);
     if (v.magnitude > limit)
-      return ErrorAt(*v.token,
-                     fmt::format("{} does not fit in a signed 64-bit integer: {}", what,
-                                 v.Describe()));
+      return ErrorAt(*v.token, fmt::format("{} does not fit in a signed 64-bit integer: {}", what,
+                                           v.Describe()));
     if (v.negative) return static_cast<int64_t>(0 - v.magnitude);  // modular, exact
     return static_cast<int64_t>(v.magnitude);
   }
@@ -282,8 +288,8 @@ class Parser {
   // A string or a bare identifier (clock and event names are written both ways).
   StatusOr<std::string> ToName(const Value& v, std::string_view what) {
     if (v.kind == Value::kInt)
-      return ErrorAt(*v.token, fmt::format("{} must be a string or an identifier, found {}",
-                                           what, v.Describe()));
+      return ErrorAt(*v.token, fmt::format("{} must be a string or an identifier, found {}", what,
+                                           v.Describe()));
     return v.text;
   }
   StatusOr<bool> ToBool(const Value& v, std::string_view what) {
@@ -335,8 +341,8 @@ class Parser {
 
   // ---- Type construction ---------------------------------------------------------------
 
-  StatusOr<TRef> MakeRef(std::shared_ptr<Type> type, uint32_t depth, uint64_t nodes,
-                         bool native, const Token& where) {
+  StatusOr<TRef> MakeRef(std::shared_ptr<Type> type, uint32_t depth, uint64_t nodes, bool native,
+                         const Token& where) {
     if (depth > kMaxTsdlNesting)
       return ErrorAt(where,
                      fmt::format("types are nested more than {} levels deep", kMaxTsdlNesting),
@@ -469,8 +475,7 @@ class Parser {
     if (!size_value) return ErrorAt(keyword, "integer declaration has no size attribute");
     ASSIGN_OR_RETURN(uint64_t size, ToUint64(*size_value, "integer size"));
     if (size == 0)
-      return ErrorAt(*size_value->token,
-                     "integer size must be between 1 and 64 bits, found 0");
+      return ErrorAt(*size_value->token, "integer size must be between 1 and 64 bits, found 0");
     if (size > 64)
       return ErrorAt(*size_value->token,
                      fmt::format("integer size {} is not supported (at most 64 bits)", size),
@@ -587,9 +592,9 @@ class Parser {
       fits = !v.negative && v.magnitude <= max;
     }
     if (fits) return Status::Ok();
-    return ErrorAt(where, fmt::format("enum value {} does not fit in its {}-bit {} container",
-                                      v.ToString(), bits,
-                                      container.is_signed ? "signed" : "unsigned"));
+    return ErrorAt(
+        where, fmt::format("enum value {} does not fit in its {}-bit {} container", v.ToString(),
+                           bits, container.is_signed ? "signed" : "unsigned"));
   }
 
   static int64_t ToBits(const EnumValue& v) {
@@ -600,8 +605,8 @@ class Parser {
     const Token& start = Peek();
     ASSIGN_OR_RETURN(Value v, ParseValue("in enumerator"));
     if (v.kind != Value::kInt)
-      return ErrorAt(start, fmt::format("enumerator value must be an integer, found {}",
-                                        v.Describe()));
+      return ErrorAt(start,
+                     fmt::format("enumerator value must be an integer, found {}", v.Describe()));
     return EnumValue{v.negative, v.magnitude};
   }
 
@@ -630,8 +635,7 @@ class Parser {
     if (!has_container) {
       const TRef* int_alias = Lookup(&Scope::aliases, "int");
       if (!int_alias)
-        return ErrorAt(keyword,
-                       "enum has no container type and no 'int' typealias is declared");
+        return ErrorAt(keyword, "enum has no container type and no 'int' typealias is declared");
       container = *int_alias;
     }
     if (container.type->kind != TypeKind::kInteger)
@@ -672,9 +676,9 @@ class Parser {
         }
       } else {
         if (next_overflows)
-          return ErrorAt(label_token,
-                         fmt::format("implicit value of enumerator '{}' overflows 64 bits",
-                                     mapping.label));
+          return ErrorAt(
+              label_token,
+              fmt::format("implicit value of enumerator '{}' overflows 64 bits", mapping.label));
         RETURN_IF_ERROR(CheckFits(lo, *type, label_token));
       }
       mapping.lo = ToBits(lo);
@@ -762,8 +766,8 @@ class Parser {
     const Type* t = ref.type.get();
     while (t->kind == TypeKind::kArray || t->kind == TypeKind::kSequence) t = t->element.get();
     if (t->kind == TypeKind::kVariant && t->ref.empty())
-      return ErrorAt(where, fmt::format("variant field '{}' has no tag (write variant <tag>)",
-                                        where.text));
+      return ErrorAt(
+          where, fmt::format("variant field '{}' has no tag (write variant <tag>)", where.text));
     return Status::Ok();
   }
 
@@ -797,7 +801,8 @@ class Parser {
       type->length = it->length;
       type->ref = std::move(it->ref);
       type->element = current.type;
-      ASSIGN_OR_RETURN(current, MakeRef(std::move(type), current.depth + 1, current.nodes + 1, false, name));
+      ASSIGN_OR_RETURN(current,
+                       MakeRef(std::move(type), current.depth + 1, current.nodes + 1, false, name));
     }
     current.definition = false;
     return current;
@@ -949,9 +954,9 @@ class Parser {
     scopes_.emplace_back();
     while (!PeekIs(TokenKind::kRBrace)) {
       if (PeekIs(TokenKind::kEnd))
-        return Expected(fmt::format("'}}' to close the {} block opened at line {}", keyword.text,
-                                    keyword.line),
-                        "");
+        return Expected(
+            fmt::format("'}}' to close the {} block opened at line {}", keyword.text, keyword.line),
+            "");
       if (PeekWord("typealias")) {
         RETURN_IF_ERROR(ParseTypealias());
         continue;
@@ -1037,10 +1042,10 @@ class Parser {
     };
     RETURN_IF_ERROR(ParseBlock({"packet.header"}, handle));
     if (trace_.major != 1)
-      return ErrorAt(*major_token,
-                     fmt::format("CTF {}.{} is not supported (only CTF 1.x TSDL)", trace_.major,
-                                 trace_.minor),
-                     StatusCode::kUnimplemented);
+      return ErrorAt(
+          *major_token,
+          fmt::format("CTF {}.{} is not supported (only CTF 1.x TSDL)", trace_.major, trace_.minor),
+          StatusCode::kUnimplemented);
     return Status::Ok();
   }
 
@@ -1125,9 +1130,9 @@ class Parser {
     RETURN_IF_ERROR((ParseBlock({"event.header", "event.context", "packet.context"}, handle)));
     auto [it, inserted] = stream_lines_.emplace(s.id, pending.where->line);
     if (!inserted)
-      return ErrorAt(*pending.where,
-                     fmt::format("duplicate stream id {} (also declared at line {})", s.id,
-                                 it->second));
+      return ErrorAt(
+          *pending.where,
+          fmt::format("duplicate stream id {} (also declared at line {})", s.id, it->second));
     streams_.push_back(std::move(pending));
     return Status::Ok();
   }
@@ -1220,30 +1225,30 @@ class Parser {
   // ---- After the last token ----------------------------------------------------------
 
   Status Finish() {
-    if (!trace_keyword_)
-      return ErrorAt(Peek(), "no trace block: this is not CTF 1.8 metadata");
+    if (!trace_keyword_) return ErrorAt(Peek(), "no trace block: this is not CTF 1.8 metadata");
     for (const auto& type : native_fixups_) type->byte_order = trace_.byte_order;
     for (const auto& [name, token] : clock_refs_)
       if (!clock_names_.count(name))
-        return ErrorAt(*token, fmt::format("integer is mapped to clock '{}', which is not declared",
-                                           name));
+        return ErrorAt(*token,
+                       fmt::format("integer is mapped to clock '{}', which is not declared", name));
 
     if (streams_.empty() && !events_.empty()) {
       PendingStream implicit;
       implicit.where = events_.front().where;
       streams_.push_back(std::move(implicit));
     }
-    std::stable_sort(streams_.begin(), streams_.end(),
-                     [](const PendingStream& a, const PendingStream& b) {
-                       return a.stream.id < b.stream.id;
-                     });
+    std::stable_sort(
+        streams_.begin(), streams_.end(),
+        [](const PendingStream& a, const PendingStream& b) { return a.stream.id < b.stream.id; });
     std::vector<std::vector<const PendingEvent*>> per_stream(streams_.size());
     for (const PendingEvent& e : events_) {
-      auto it = std::lower_bound(streams_.begin(), streams_.end(), e.event.stream_id,
-                                 [](const PendingStream& s, uint64_t id) { return s.stream.id < id; });
+      auto it =
+          std::lower_bound(streams_.begin(), streams_.end(), e.event.stream_id,
+                           [](const PendingStream& s, uint64_t id) { return s.stream.id < id; });
       if (it == streams_.end() || it->stream.id != e.event.stream_id)
-        return ErrorAt(*e.where, fmt::format("event '{}' belongs to stream {}, which is not declared",
-                                             e.event.name, e.event.stream_id));
+        return ErrorAt(*e.where,
+                       fmt::format("event '{}' belongs to stream {}, which is not declared",
+                                   e.event.name, e.event.stream_id));
       per_stream[static_cast<size_t>(it - streams_.begin())].push_back(&e);
     }
     for (size_t i = 0; i < streams_.size(); ++i) {
@@ -1285,7 +1290,7 @@ class Parser {
   const Token* trace_keyword_ = nullptr;
   std::vector<PendingStream> streams_;
   std::unordered_map<uint64_t, uint32_t> stream_lines_;  // id -> line of its `id` value
-  std::unordered_map<std::string, size_t> env_index_;   // key -> index in trace_.env
+  std::unordered_map<std::string, size_t> env_index_;    // key -> index in trace_.env
   std::unordered_set<std::string> clock_names_;
   std::vector<PendingEvent> events_;
 };

@@ -67,8 +67,8 @@ std::vector<std::string> FieldNames(const TypePtr& type) {
   return names;
 }
 
-void ExpectInteger(const Type* t, uint32_t size, bool is_signed, ByteOrder order,
-                   uint32_t align, uint8_t base = 10) {
+void ExpectInteger(const Type* t, uint32_t size, bool is_signed, ByteOrder order, uint32_t align,
+                   uint8_t base = 10) {
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->kind, TypeKind::kInteger);
   EXPECT_EQ(t->size_bits, size);
@@ -95,7 +95,8 @@ TraceClass Parse(const std::string& body) {
 
 // The payload struct of the only event of `Parse(body)`.
 TypePtr ParseFields(const std::string& struct_body) {
-  TraceClass trace = Parse("event { name = \"e\"; fields := struct {\n" + struct_body + "\n}; };\n");
+  TraceClass trace =
+      Parse("event { name = \"e\"; fields := struct {\n" + struct_body + "\n}; };\n");
   if (trace.streams.size() != 1 || trace.streams[0].events.size() != 1) {
     ADD_FAILURE() << "expected one event";
     return nullptr;
@@ -174,12 +175,12 @@ TEST(TsdlParserTest, ManyThreadsKernelTrace) {
   const Type* compact_ts = FieldType(v->fields[0].type, "timestamp");
   ExpectInteger(compact_ts, 27, false, ByteOrder::kLittle, 1);
   EXPECT_EQ(compact_ts->mapped_clock, "monotonic");
-  EXPECT_EQ(FieldNames(stream.packet_context),
-            (std::vector<std::string>{"timestamp_begin", "timestamp_end", "content_size",
-                                      "packet_size", "packet_seq_num", "events_discarded",
-                                      "cpu_id"}));
-  ExpectInteger(FieldType(stream.packet_context, "events_discarded"), 64, false,
-                ByteOrder::kLittle, 8);  // `unsigned long`
+  EXPECT_EQ(
+      FieldNames(stream.packet_context),
+      (std::vector<std::string>{"timestamp_begin", "timestamp_end", "content_size", "packet_size",
+                                "packet_seq_num", "events_discarded", "cpu_id"}));
+  ExpectInteger(FieldType(stream.packet_context, "events_discarded"), 64, false, ByteOrder::kLittle,
+                8);  // `unsigned long`
 
   const EventClass* sched_switch = FindEvent(trace, "sched_switch");
   ASSERT_NE(sched_switch, nullptr);
@@ -341,9 +342,13 @@ TEST(TsdlParserTest, EnumRangesImplicitValuesAndQuotedLabels) {
   ASSERT_EQ(e->kind, TypeKind::kEnum);
   EXPECT_EQ(e->size_bits, 8u);
   EXPECT_TRUE(e->is_signed);
-  struct M { const char* label; int64_t lo, hi; };
-  std::vector<M> expected = {{"A", 0, 0},  {"B", 3, 3},  {"C", 5, 9},    {"D", 10, 10},
-                             {"quoted label", -2, -2}, {"E", -1, -1}, {"F", 127, 127}};
+  struct M {
+    const char* label;
+    int64_t lo, hi;
+  };
+  std::vector<M> expected = {
+      {"A", 0, 0},   {"B", 3, 3},    {"C", 5, 9}, {"D", 10, 10}, {"quoted label", -2, -2},
+      {"E", -1, -1}, {"F", 127, 127}};
   ASSERT_EQ(e->mappings.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(e->mappings[i].label, expected[i].label);
@@ -495,8 +500,7 @@ TEST(TsdlParserTest, TopLevelNamedTypesAndBlockScopes) {
       "  packet.context := struct { local_u64 begin; };\n"
       "};\n");
   ASSERT_EQ(trace.streams.size(), 1u);
-  EXPECT_EQ(FieldNames(trace.streams[0].event_header),
-            (std::vector<std::string>{"id", "ts"}));
+  EXPECT_EQ(FieldNames(trace.streams[0].event_header), (std::vector<std::string>{"id", "ts"}));
   EXPECT_EQ(FieldType(trace.streams[0].packet_context, "begin")->size_bits, 64u);
   // local_u64 is not visible outside the stream block.
   auto outside = ParseTsdl(std::string(kPrelude) +
@@ -599,7 +603,8 @@ TEST(TsdlParserTest, DefaultStreamIds) {
   EXPECT_EQ(implicit.streams[0].events[0].name, "b");
 
   // A stream without id is stream 0; events may come before it.
-  TraceClass unnamed = Parse("event { name = a; };\nstream { packet.context := struct { uint8_t x; }; };\n");
+  TraceClass unnamed =
+      Parse("event { name = a; };\nstream { packet.context := struct { uint8_t x; }; };\n");
   ASSERT_EQ(unnamed.streams.size(), 1u);
   EXPECT_NE(unnamed.streams[0].packet_context, nullptr);
   EXPECT_EQ(unnamed.streams[0].events.size(), 1u);
@@ -659,18 +664,16 @@ TEST(TsdlParserErrorTest, UnterminatedComment) {
 }
 
 TEST(TsdlParserErrorTest, MissingSemicolonAfterField) {
-  EXPECT_EQ(ParseError(std::string(kPrelude) +
-                       "struct s {\n"
-                       "\tuint32_t a\n"
-                       "};\n"),
+  EXPECT_EQ(ParseError(std::string(kPrelude) + "struct s {\n"
+                                               "\tuint32_t a\n"
+                                               "};\n"),
             "TSDL syntax error at line 8, column 1: expected ';' after field declaration, "
             "found '}'");
   // Two fields on consecutive lines, the first without ';'.
-  EXPECT_EQ(ParseError(std::string(kPrelude) +
-                       "struct s {\n"
-                       "\tuint32_t a\n"
-                       "\tuint32_t b;\n"
-                       "};\n"),
+  EXPECT_EQ(ParseError(std::string(kPrelude) + "struct s {\n"
+                                               "\tuint32_t a\n"
+                                               "\tuint32_t b;\n"
+                                               "};\n"),
             "TSDL syntax error at line 8, column 2: expected ';' after field declaration, "
             "found 'uint32_t'");
 }
@@ -714,10 +717,9 @@ TEST(TsdlParserErrorTest, BadIntegerSize) {
 }
 
 TEST(TsdlParserErrorTest, DuplicateEventId) {
-  EXPECT_EQ(ParseError(std::string(kPrelude) +
-                       "event { name = a; id = 3; };\n"
-                       "event { name = b; id = 4; };\n"
-                       "event {\n  name = c;\n  id = 3;\n};\n"),
+  EXPECT_EQ(ParseError(std::string(kPrelude) + "event { name = a; id = 3; };\n"
+                                               "event { name = b; id = 4; };\n"
+                                               "event {\n  name = c;\n  id = 3;\n};\n"),
             "TSDL error at line 10, column 8: duplicate event id 3 in stream 0: 'c' and 'a' "
             "(line 6)");
 }
@@ -725,7 +727,8 @@ TEST(TsdlParserErrorTest, DuplicateEventId) {
 TEST(TsdlParserErrorTest, DuplicatesAndUndeclaredReferences) {
   EXPECT_EQ(ParseError(std::string(kPrelude) + "stream { id = 1; };\nstream { id = 1; };\n"),
             "TSDL error at line 7, column 15: duplicate stream id 1 (also declared at line 6)");
-  EXPECT_EQ(ParseError(std::string(kPrelude) + "stream { id = 1; };\nevent { name = e; stream_id = 2; };\n"),
+  EXPECT_EQ(ParseError(std::string(kPrelude) +
+                       "stream { id = 1; };\nevent { name = e; stream_id = 2; };\n"),
             "TSDL error at line 7, column 1: event 'e' belongs to stream 2, which is not declared");
   EXPECT_EQ(ParseError(std::string(kPrelude) + "struct s { uint8_t a; uint16_t a; };\n"),
             "TSDL error at line 6, column 32: duplicate field 'a' in struct");
@@ -742,8 +745,7 @@ TEST(TsdlParserErrorTest, DuplicatesAndUndeclaredReferences) {
 }
 
 TEST(TsdlParserErrorTest, BadTypes) {
-  EXPECT_EQ(ParseError(std::string(kPrelude) +
-                       "struct s { variant { uint8_t a; } v; };\n"),
+  EXPECT_EQ(ParseError(std::string(kPrelude) + "struct s { variant { uint8_t a; } v; };\n"),
             "TSDL error at line 6, column 35: variant field 'v' has no tag (write variant <tag>)");
   EXPECT_EQ(ParseError(std::string(kPrelude) + "struct s { enum : uint8_t { A = 256 } e; };\n"),
             "TSDL error at line 6, column 33: enum value 256 does not fit in its 8-bit unsigned "
@@ -753,9 +755,10 @@ TEST(TsdlParserErrorTest, BadTypes) {
   EXPECT_EQ(ParseError(std::string(kPrelude) + "struct s { enum { A } e; };\n"),
             "TSDL error at line 6, column 12: enum has no container type and no 'int' typealias "
             "is declared");
-  EXPECT_EQ(ParseError(std::string(kPrelude) + "struct s { enum : struct { uint8_t a; } { A } e; };\n"),
-            "TSDL error at line 6, column 12: enum container must be an integer type, found "
-            "struct");
+  EXPECT_EQ(
+      ParseError(std::string(kPrelude) + "struct s { enum : struct { uint8_t a; } { A } e; };\n"),
+      "TSDL error at line 6, column 12: enum container must be an integer type, found "
+      "struct");
   auto half = ParseTsdl(std::string(kPrelude) +
                         "typealias floating_point { exp_dig = 5; mant_dig = 11; } := half;\n");
   ASSERT_FALSE(half.ok());
@@ -773,8 +776,9 @@ TEST(TsdlParserErrorTest, BadValues) {
             "found 'middle'");
   EXPECT_EQ(ParseError("trace { uuid = \"not-a-uuid\"; };\n"),
             "TSDL error at line 1, column 16: trace uuid is not a UUID: \"not-a-uuid\"");
-  EXPECT_EQ(ParseError("trace { major = \"one\"; };\n"),
-            "TSDL error at line 1, column 17: trace major must be an integer, found string \"one\"");
+  EXPECT_EQ(
+      ParseError("trace { major = \"one\"; };\n"),
+      "TSDL error at line 1, column 17: trace major must be an integer, found string \"one\"");
   auto ctf2 = ParseTsdl("trace { major = 2; minor = 0; };\n");
   ASSERT_FALSE(ctf2.ok());
   EXPECT_EQ(ctf2.status().code(), StatusCode::kUnimplemented);
@@ -811,9 +815,11 @@ TEST(TsdlParserErrorTest, StructuralErrors) {
   EXPECT_EQ(ParseError("trace { major = 1; };\nfoo bar;\n"),
             "TSDL syntax error at line 2, column 1: expected a block (trace, env, clock, stream, "
             "event, callsite) or a type declaration, found 'foo'");
-  EXPECT_EQ(ParseError(std::string(kPrelude) + "event { name = e; fields := struct { uint8_t; }; };\n"),
-            "TSDL syntax error at line 6, column 45: expected a field name, found ';'");
-  EXPECT_EQ(ParseError(std::string(kPrelude) + "event { name = e; fields := struct { uint8_t a[; }; };\n"),
+  EXPECT_EQ(
+      ParseError(std::string(kPrelude) + "event { name = e; fields := struct { uint8_t; }; };\n"),
+      "TSDL syntax error at line 6, column 45: expected a field name, found ';'");
+  EXPECT_EQ(ParseError(std::string(kPrelude) +
+                       "event { name = e; fields := struct { uint8_t a[; }; };\n"),
             "TSDL syntax error at line 6, column 48: expected an array length or a sequence "
             "length field after '[', found ';'");
   EXPECT_EQ(ParseError("trace { major = 1; };\nevent { id = 1; };\n"),
@@ -885,8 +891,9 @@ TEST(TsdlParserErrorTest, HostileSizesStayLinear) {
     many += "stream { id = " + std::to_string(i) + "; };\nclock { name = c" + std::to_string(i) +
             "; };\n";
   many += "stream { id = 3; };\n";
-  EXPECT_EQ(ParseError(many), "TSDL error at line 40006, column 15: duplicate stream id 3 (also "
-                              "declared at line 12)");
+  EXPECT_EQ(ParseError(many),
+            "TSDL error at line 40006, column 15: duplicate stream id 3 (also "
+            "declared at line 12)");
   auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 5000);
 }

@@ -77,8 +77,8 @@ std::optional<uint64_t> StaticSize(const Type& t, int depth = 0) {
 }
 
 const char* kScopePrefixes[kNumScopes] = {
-    "trace.packet.header.", "stream.packet.context.", "stream.event.header.",
-    "stream.event.context.", "event.context.", "event.fields.",
+    "trace.packet.header.",  "stream.packet.context.", "stream.event.header.",
+    "stream.event.context.", "event.context.",         "event.fields.",
 };
 
 class ScopeCompiler {
@@ -97,8 +97,8 @@ class ScopeCompiler {
     if (known_) Emit({.code = OpCode::kSync, .slot = anchor_, .offset_bits = Off32()});
     Emit({.code = OpCode::kEnd});
     const auto& ops = plan_->ops;
-    if (ops.size() == 3 && ops[0].code == OpCode::kMark && ops[0].slot == 0 && ops[1].code == OpCode::kSync &&
-        ops[1].slot == 0 && ops[2].code == OpCode::kEnd) {
+    if (ops.size() == 3 && ops[0].code == OpCode::kMark && ops[0].slot == 0 &&
+        ops[1].code == OpCode::kSync && ops[1].slot == 0 && ops[2].code == OpCode::kEnd) {
       plan_->fixed = true;
       plan_->fixed_align_bits = ops[0].align_bits;
       plan_->fixed_bits = ops[1].offset_bits;
@@ -151,7 +151,8 @@ class ScopeCompiler {
     node->type = &t;
     const uint32_t align = NodeAlign(t);
     node->align_bits = align;
-    if (align & (align - 1)) return InvalidArgument(fmt::format("alignment {} is not a power of two", align));
+    if (align & (align - 1))
+      return InvalidArgument(fmt::format("alignment {} is not a power of two", align));
     RETURN_IF_ERROR(Place(node, align));
     const uint64_t start = offset_;
     const uint16_t start_anchor = anchor_;
@@ -161,9 +162,11 @@ class ScopeCompiler {
       case TypeKind::kEnum:
       case TypeKind::kFloat: {
         if (t.size_bits == 0 || t.size_bits > 64)
-          return InvalidArgument(fmt::format("field '{}': integer size {} is not in 1..64", node->raw_name, t.size_bits));
+          return InvalidArgument(fmt::format("field '{}': integer size {} is not in 1..64",
+                                             node->raw_name, t.size_bits));
         if (t.kind == TypeKind::kFloat && t.size_bits != 32 && t.size_bits != 64)
-          return Unimplemented(fmt::format("field '{}': floating point of {} bits (only 32 and 64)", node->raw_name, t.size_bits));
+          return Unimplemented(fmt::format("field '{}': floating point of {} bits (only 32 and 64)",
+                                           node->raw_name, t.size_bits));
         node->scalar = ScalarOf(t);
         offset_ += t.size_bits;
         if (scope_ == Scope::kEventHeader && t.kind != TypeKind::kFloat &&
@@ -210,7 +213,8 @@ class ScopeCompiler {
   }
 
   Status CompileArray(const Type& t, PlanNode* node, int depth) {
-    if (!t.element) return InvalidArgument(fmt::format("array '{}' has no element type", node->raw_name));
+    if (!t.element)
+      return InvalidArgument(fmt::format("array '{}' has no element type", node->raw_name));
     const bool is_seq = t.kind == TypeKind::kSequence;
     if (is_seq) RETURN_IF_ERROR(ResolveRef(t.ref, node, /*want_enum=*/false));
     node->children.emplace_back();
@@ -241,8 +245,12 @@ class ScopeCompiler {
         return Status::Ok();
       }
       SyncAndForget(1);
-      Emit({.code = OpCode::kSeqFixed, .align_bits = elem_align, .stride_bits = stride,
-            .count_from_ref = true, .ref = node->ref, .ref_scalar = node->ref_scalar});
+      Emit({.code = OpCode::kSeqFixed,
+            .align_bits = elem_align,
+            .stride_bits = stride,
+            .count_from_ref = true,
+            .ref = node->ref,
+            .ref_scalar = node->ref_scalar});
       return Status::Ok();
     }
 
@@ -251,8 +259,11 @@ class ScopeCompiler {
     const uint32_t loop_depth = depth_++;
     max_depth_ = std::max(max_depth_, depth_);
     const uint32_t loop_pc = Pc();
-    Emit({.code = OpCode::kLoop, .count = is_seq ? 0 : t.length, .count_from_ref = is_seq,
-          .ref = node->ref, .ref_scalar = node->ref_scalar,
+    Emit({.code = OpCode::kLoop,
+          .count = is_seq ? 0 : t.length,
+          .count_from_ref = is_seq,
+          .ref = node->ref,
+          .ref_scalar = node->ref_scalar,
           .min_zero = true});
     if (emit_) plan_->ops.back().offset_bits = loop_depth;  // loop stack index
     RETURN_IF_ERROR(CompileNode(*t.element, elem, depth + 1));
@@ -265,7 +276,8 @@ class ScopeCompiler {
 
   Status CompileVariant(const Type& t, PlanNode* node, int depth) {
     RETURN_IF_ERROR(ResolveRef(t.ref, node, /*want_enum=*/true));
-    if (t.fields.empty()) return InvalidArgument(fmt::format("variant '{}' has no option", node->raw_name));
+    if (t.fields.empty())
+      return InvalidArgument(fmt::format("variant '{}' has no option", node->raw_name));
     SyncAndForget(unknown_align_);
     const uint32_t variant_pc = Pc();
     Emit({.code = OpCode::kVariant, .ref = node->ref, .ref_scalar = node->ref_scalar});
@@ -275,7 +287,8 @@ class ScopeCompiler {
     const uint32_t align_in = unknown_align_;
     node->children.reserve(t.fields.size());
     for (const auto& opt : t.fields) {
-      if (!opt.type) return InvalidArgument(fmt::format("variant option '{}' has no type", opt.name));
+      if (!opt.type)
+        return InvalidArgument(fmt::format("variant option '{}' has no type", opt.name));
       node->children.emplace_back();
       PlanNode* child = &node->children.back();
       child->raw_name = opt.name;
@@ -334,11 +347,13 @@ class ScopeCompiler {
         const PlanNode* root = s == static_cast<int>(scope_) ? &plan_->root : earlier_[s];
         if (root) target = FindPath(*root, rest);
         if (!target)
-          return InvalidArgument(fmt::format("field '{}': cannot resolve '{}'", node->raw_name, ref));
+          return InvalidArgument(
+              fmt::format("field '{}': cannot resolve '{}'", node->raw_name, ref));
       }
     }
     // Relative: enclosing structs innermost first, then earlier scopes, latest first.
-    for (auto it = chain_.rbegin(); it != chain_.rend() && !target; ++it) target = FindPath(**it, ref);
+    for (auto it = chain_.rbegin(); it != chain_.rend() && !target; ++it)
+      target = FindPath(**it, ref);
     for (int s = static_cast<int>(scope_) - 1; s >= 0 && !target; --s)
       if (earlier_[s]) target = FindPath(*earlier_[s], ref);
     if (!target)
@@ -346,9 +361,11 @@ class ScopeCompiler {
                                          want_enum ? "variant tag" : "sequence length", ref));
     const Type& tt = *target->type;
     if (tt.kind != TypeKind::kInteger && tt.kind != TypeKind::kEnum)
-      return InvalidArgument(fmt::format("field '{}': '{}' is not an integer", node->raw_name, ref));
+      return InvalidArgument(
+          fmt::format("field '{}': '{}' is not an integer", node->raw_name, ref));
     if (want_enum && tt.kind != TypeKind::kEnum)
-      return InvalidArgument(fmt::format("variant '{}': tag '{}' is not an enum", node->raw_name, ref));
+      return InvalidArgument(
+          fmt::format("variant '{}': tag '{}' is not an enum", node->raw_name, ref));
     node->ref = target->loc;
     node->ref_scalar = target->scalar;
     node->ref_type = &tt;
@@ -406,8 +423,8 @@ HeaderFastPath RecognizeLttngHeader(const ScopePlan& h) {
   if (!h.present || h.root.children.size() != 2) return f;
   const PlanNode& id = h.root.children[0];
   const PlanNode& v = h.root.children[1];
-  if (id.raw_name != "id" || id.type->kind != TypeKind::kEnum || id.loc.slot != 0 || h.root.loc.slot != 0 ||
-      h.root.loc.offset_bits != 0)
+  if (id.raw_name != "id" || id.type->kind != TypeKind::kEnum || id.loc.slot != 0 ||
+      h.root.loc.slot != 0 || h.root.loc.offset_bits != 0)
     return f;
   if (v.type->kind != TypeKind::kVariant || v.children.size() != 2 || v.ref.scope != id.loc.scope ||
       v.ref.slot != id.loc.slot || v.ref.offset_bits != id.loc.offset_bits)
@@ -458,16 +475,18 @@ HeaderFastPath RecognizeLttngHeader(const ScopePlan& h) {
   const uint32_t compact_start = static_cast<uint32_t>(
       (f.id_off + f.id.size_bits + f.compact.align - 1) / f.compact.align * f.compact.align);
   const uint32_t ts_begin = compact_start + f.compact.ts_off;
-  if (!f.id.big_endian && !f.compact.ts.big_endian && f.root_align >= 8 && f.compact.align <= f.root_align &&
-      ts_begin + f.compact.ts.size_bits <= 64 && f.compact.ts.size_bits < 64) {
+  if (!f.id.big_endian && !f.compact.ts.big_endian && f.root_align >= 8 &&
+      f.compact.align <= f.root_align && ts_begin + f.compact.ts.size_bits <= 64 &&
+      f.compact.ts.size_bits < 64) {
     f.one_window = true;
     f.id_mask = (uint64_t{1} << f.id.size_bits) - 1;
     f.ts_mask = (uint64_t{1} << f.compact.ts.size_bits) - 1;
     f.ts_shift = ts_begin;
   }
   const auto& x = f.extended;
-  f.extended_plain = x.align >= 8 && x.align <= f.root_align && !x.id.big_endian && !x.ts.big_endian &&
-                     x.id.size_bits == 32 && x.ts.size_bits == 64 && x.id_off % 8 == 0 && x.ts_off % 8 == 0;
+  f.extended_plain = x.align >= 8 && x.align <= f.root_align && !x.id.big_endian &&
+                     !x.ts.big_endian && x.id.size_bits == 32 && x.ts.size_bits == 64 &&
+                     x.id_off % 8 == 0 && x.ts_off % 8 == 0;
   return f;
 }
 
@@ -496,14 +515,18 @@ StatusOr<std::unique_ptr<TracePlan>> CompileTracePlan(const TraceClass& trace) {
   auto plan = std::make_unique<TracePlan>();
   plan->trace = &trace;
   const PlanNode* roots[kNumScopes] = {};
-  auto compile = [&](Scope scope, ScopePlan* sp, const TypePtr& type, const std::string& what) -> Status {
+  auto compile = [&](Scope scope, ScopePlan* sp, const TypePtr& type,
+                     const std::string& what) -> Status {
     ScopeCompiler c(scope, sp, roots);
     Status s = c.Compile(type);
-    if (!s.ok()) return std::move(s).WithContext(fmt::format("Cannot compile {} of {}", ScopeName(scope), what));
+    if (!s.ok())
+      return std::move(s).WithContext(
+          fmt::format("Cannot compile {} of {}", ScopeName(scope), what));
     roots[static_cast<int>(scope)] = sp->present ? &sp->root : nullptr;
     return Status::Ok();
   };
-  RETURN_IF_ERROR(compile(Scope::kPacketHeader, &plan->packet_header, trace.packet_header, "the trace"));
+  RETURN_IF_ERROR(
+      compile(Scope::kPacketHeader, &plan->packet_header, trace.packet_header, "the trace"));
   auto& hk = plan->header_known;
   hk.magic = Child(plan->packet_header, "magic");
   hk.uuid = Child(plan->packet_header, "uuid");
@@ -517,7 +540,8 @@ StatusOr<std::unique_ptr<TracePlan>> CompileTracePlan(const TraceClass& trace) {
     for (int s = 1; s < kNumScopes; ++s) roots[s] = nullptr;
     RETURN_IF_ERROR(compile(Scope::kPacketContext, &sp->packet_context, sc.packet_context, what));
     RETURN_IF_ERROR(compile(Scope::kEventHeader, &sp->event_header, sc.event_header, what));
-    RETURN_IF_ERROR(compile(Scope::kStreamEventContext, &sp->event_context, sc.event_context, what));
+    RETURN_IF_ERROR(
+        compile(Scope::kStreamEventContext, &sp->event_context, sc.event_context, what));
     auto& k = sp->known;
     k.content_size = Child(sp->packet_context, "content_size");
     k.packet_size = Child(sp->packet_context, "packet_size");
@@ -548,7 +572,8 @@ StatusOr<std::unique_ptr<TracePlan>> CompileTracePlan(const TraceClass& trace) {
       sp->events.push_back(std::move(ep));
     }
     if (max_id > (uint64_t{1} << 24))
-      return Unimplemented(fmt::format("event id {} in stream class {} (ids above 2^24)", max_id, sc.id));
+      return Unimplemented(
+          fmt::format("event id {} in stream class {} (ids above 2^24)", max_id, sc.id));
     sp->by_id.assign(sc.events.empty() ? 0 : max_id + 1, nullptr);
     for (auto& ep : sp->events) sp->by_id[ep->cls->id] = ep.get();
 

@@ -51,8 +51,8 @@ struct PlanNode {
   bool owns_anchor = false;  // this node's start is written to loc.slot by a kMark op
   bool fixed_size = false;   // size_bits is exact
   uint64_t size_bits = 0;
-  ScalarDesc scalar;         // integer, enum, float
-  FieldLoc ref;              // sequence length or variant tag
+  ScalarDesc scalar;  // integer, enum, float
+  FieldLoc ref;       // sequence length or variant tag
   ScalarDesc ref_scalar;
   const Type* ref_type = nullptr;
   std::vector<PlanNode> children;  // struct fields, variant options, array element
@@ -73,8 +73,8 @@ enum class OpCode : uint8_t {
 };
 
 struct VariantRange {
-  int64_t lo, hi;  // tag range (unsigned containers compare as unsigned)
-  uint32_t target; // op index of the option
+  int64_t lo, hi;   // tag range (unsigned containers compare as unsigned)
+  uint32_t target;  // op index of the option
 };
 
 struct Op {
@@ -82,15 +82,15 @@ struct Op {
   uint16_t slot = 0;
   uint32_t align_bits = 1;
   uint32_t offset_bits = 0;
-  uint64_t stride_bits = 0;   // kSeqFixed
-  uint64_t count = 0;         // kSeqFixed/kLoop with constant count; kLoop: loop stack depth
+  uint64_t stride_bits = 0;  // kSeqFixed
+  uint64_t count = 0;        // kSeqFixed/kLoop with constant count; kLoop: loop stack depth
   bool count_from_ref = false;
   FieldLoc ref;
   ScalarDesc ref_scalar;
-  uint32_t target = 0;        // kJump / kLoopEnd: op index; kVariant: first VariantRange
-  uint32_t num_ranges = 0;    // kVariant
+  uint32_t target = 0;      // kJump / kLoopEnd: op index; kVariant: first VariantRange
+  uint32_t num_ranges = 0;  // kVariant
   uint16_t slot_begin = 0, slot_end = 0;  // kVariant: slots reset to kAbsent
-  bool min_zero = false;      // kLoop: an iteration may consume no bits
+  bool min_zero = false;                  // kLoop: an iteration may consume no bits
 };
 
 // A compiled scope: the program, its slot count and its node tree.
@@ -179,9 +179,7 @@ struct StreamPlan {
   const ClockClass* clock = nullptr;               // the clock mapped in the event header
   uint16_t max_slots[kNumScopes] = {};
   uint32_t max_loop_depth = 0;
-  const EventPlan* FindEvent(uint64_t id) const {
-    return id < by_id.size() ? by_id[id] : nullptr;
-  }
+  const EventPlan* FindEvent(uint64_t id) const { return id < by_id.size() ? by_id[id] : nullptr; }
 };
 
 struct TracePlan {

@@ -12,7 +12,8 @@
 
 #include "ctf/plan/decode_plan.h"
 
-static_assert(std::endian::native == std::endian::little, "the decoder assumes a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "the decoder assumes a little-endian host");
 
 namespace causeway::ctf {
 
@@ -40,20 +41,48 @@ inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bi
   const unsigned size = d.size_bits;
   if (shift == 0 && !d.big_endian) {
     switch (size) {
-      case 8: return *p;
-      case 16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
-      case 32: { uint32_t v; std::memcpy(&v, p, 4); return v; }
-      case 64: { uint64_t v; std::memcpy(&v, p, 8); return v; }
-      default: break;
+      case 8:
+        return *p;
+      case 16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+      }
+      case 32: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
+      case 64: {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+      }
+      default:
+        break;
     }
   }
   if (shift == 0 && d.big_endian) {
     switch (size) {
-      case 8: return *p;
-      case 16: { uint16_t v; std::memcpy(&v, p, 2); return __builtin_bswap16(v); }
-      case 32: { uint32_t v; std::memcpy(&v, p, 4); return __builtin_bswap32(v); }
-      case 64: { uint64_t v; std::memcpy(&v, p, 8); return __builtin_bswap64(v); }
-      default: break;
+      case 8:
+        return *p;
+      case 16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return __builtin_bswap16(v);
+      }
+      case 32: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return __builtin_bswap32(v);
+      }
+      case 64: {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        return __builtin_bswap64(v);
+      }
+      default:
+        break;
     }
   }
   const uint64_t mask = size == 64 ? ~uint64_t{0} : (uint64_t{1} << size) - 1;
@@ -66,7 +95,7 @@ inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bi
   uint64_t w = LoadBe64Safe(p, end);
   if (shift + size <= 64) return (w >> (64 - shift - size)) & mask;
   const unsigned extra = shift + size - 64;  // bits taken from the ninth byte
-  uint64_t hi = (w << shift) >> (64 - (size - extra)) ;
+  uint64_t hi = (w << shift) >> (64 - (size - extra));
   return ((hi << extra) | (uint64_t{p[8]} >> (8 - extra))) & mask;
 }
 

@@ -28,9 +28,9 @@ struct Event {
   // Dense event-class index across every trace of the reader (EventReader::num_event_classes()),
   // for per-class tables without hashing.
   uint32_t class_index = 0;
-  int64_t cpu = -1;           // packet context cpu_id, -1 when absent
-  uint64_t timestamp = 0;     // ns from the clock's origin (Epoch for LTTng), offsets applied
-  uint64_t cycles = 0;        // raw clock value
+  int64_t cpu = -1;        // packet context cpu_id, -1 when absent
+  uint64_t timestamp = 0;  // ns from the clock's origin (Epoch for LTTng), offsets applied
+  uint64_t cycles = 0;     // raw clock value
 
   // kDiscarded: how many events were lost in the stream between these times.
   uint64_t discarded = 0;

@@ -11,17 +11,22 @@ namespace fs = std::filesystem;
 
 StatusOr<std::vector<std::string>> FindTraceDirs(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) return NotFound(fmt::format("Cannot open trace: {} does not exist", path));
-  if (!fs::is_directory(path, ec)) return InvalidArgument(fmt::format("Cannot open trace: {} is not a directory", path));
+  if (!fs::exists(path, ec))
+    return NotFound(fmt::format("Cannot open trace: {} does not exist", path));
+  if (!fs::is_directory(path, ec))
+    return InvalidArgument(fmt::format("Cannot open trace: {} is not a directory", path));
   if (fs::exists(fs::path(path) / "metadata", ec)) return std::vector<std::string>{path};
   std::vector<std::string> found;
-  for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           path, fs::directory_options::skip_permission_denied, ec);
        it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (ec) break;
     if (it.depth() > 8) it.disable_recursion_pending();
-    if (it->is_regular_file(ec) && it->path().filename() == "metadata") found.push_back(it->path().parent_path().string());
+    if (it->is_regular_file(ec) && it->path().filename() == "metadata")
+      found.push_back(it->path().parent_path().string());
   }
-  if (found.empty()) return NotFound(fmt::format("Cannot open trace: no CTF metadata file in or below {}", path));
+  if (found.empty())
+    return NotFound(fmt::format("Cannot open trace: no CTF metadata file in or below {}", path));
   std::sort(found.begin(), found.end());
   return found;
 }
@@ -40,8 +45,8 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
     const uint32_t class_base = r->num_event_classes_;
     r->num_event_classes_ += r->traces_[ti]->plan().num_event_classes;
     for (const auto& path : r->traces_[ti]->stream_paths()) {
-      auto c = std::make_unique<StreamCursor>(r->traces_[ti].get(), ti,
-                                              static_cast<uint32_t>(r->cursors_.size()), class_base, path);
+      auto c = std::make_unique<StreamCursor>(
+          r->traces_[ti].get(), ti, static_cast<uint32_t>(r->cursors_.size()), class_base, path);
       RETURN_IF_ERROR(c->Open());
       r->total_bytes_ += c->stats().file_bytes;
       r->cursors_.push_back(std::move(c));

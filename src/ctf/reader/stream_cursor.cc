@@ -47,9 +47,11 @@ StreamCursor::~StreamCursor() {
 
 Status StreamCursor::Open() {
   fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) return IoError(fmt::format("Cannot open stream file {}: {}", path_, strerror(errno)));
+  if (fd_ < 0)
+    return IoError(fmt::format("Cannot open stream file {}: {}", path_, strerror(errno)));
   struct stat st;
-  if (fstat(fd_, &st) != 0) return IoError(fmt::format("Cannot stat {}: {}", path_, strerror(errno)));
+  if (fstat(fd_, &st) != 0)
+    return IoError(fmt::format("Cannot stat {}: {}", path_, strerror(errno)));
   file_size_ = static_cast<uint64_t>(st.st_size);
   stats_.file_bytes = file_size_;
   if (file_size_ == 0) return Status::Ok();
@@ -114,8 +116,8 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
     return true;
   };
   auto overrun = [&](const char* what) {
-    return Error(DataLoss(fmt::format("{} extends past the packet content ({} > {} bits) in {}", what, p, end,
-                                ScopeName(scope))));
+    return Error(DataLoss(fmt::format("{} extends past the packet content ({} > {} bits) in {}",
+                                      what, p, end, ScopeName(scope))));
   };
   for (;;) {
     const Op& op = ops[pc++];
@@ -134,7 +136,9 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
         const uint8_t* s = data + (p >> 3);
         const uint64_t avail = (end - p) >> 3;
         const void* nul = std::memchr(s, 0, avail);
-        if (!nul) return Error(DataLoss(fmt::format("unterminated string at bit {} in {}", p, ScopeName(scope))));
+        if (!nul)
+          return Error(
+              DataLoss(fmt::format("unterminated string at bit {} in {}", p, ScopeName(scope))));
         p += (static_cast<const uint8_t*>(nul) - s + 1) * 8;
         break;
       }
@@ -144,16 +148,19 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
         p = AlignUp(p, op.align_bits);
         if (p > end) return overrun("sequence");
         if (len && op.stride_bits && len > (end - p) / op.stride_bits)
-          return Error(DataLoss(fmt::format("sequence of {} elements of {} bits extends past the packet content (bit {} of {})",
-                                      len, op.stride_bits, p, end)));
+          return Error(DataLoss(fmt::format(
+              "sequence of {} elements of {} bits extends past the packet content (bit {} of {})",
+              len, op.stride_bits, p, end)));
         p += len * op.stride_bits;
         break;
       }
       case OpCode::kLoop: {
         uint64_t count = op.count;
-        if (op.count_from_ref && !read_ref(op, &count)) return Error(DataLoss("sequence length field is missing"));
+        if (op.count_from_ref && !read_ref(op, &count))
+          return Error(DataLoss("sequence length field is missing"));
         if (count > (end - p) + 4096)
-          return Error(DataLoss(fmt::format("array of {} elements cannot fit in the {} bits left", count, end - p)));
+          return Error(DataLoss(
+              fmt::format("array of {} elements cannot fit in the {} bits left", count, end - p)));
         if (count == 0) {
           pc = op.target;
           break;
@@ -177,7 +184,8 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
                    : (raw >= static_cast<uint64_t>(r->lo) && raw <= static_cast<uint64_t>(r->hi)))
             break;
         }
-        if (r == r_end) return Error(DataLoss(fmt::format("variant tag value {} selects no option", raw)));
+        if (r == r_end)
+          return Error(DataLoss(fmt::format("variant tag value {} selects no option", raw)));
         pc = r->target;
         break;
       }
@@ -211,7 +219,8 @@ Status StreamCursor::StartPacket() {
   if (hk.magic) {
     const uint64_t magic = Read(hk.magic);
     if (magic != kCtfMagic)
-      return DataLoss(fmt::format("bad packet magic 0x{:08X} (expected 0x{:08X})", magic, kCtfMagic));
+      return DataLoss(
+          fmt::format("bad packet magic 0x{:08X} (expected 0x{:08X})", magic, kCtfMagic));
   }
   const auto& uuid = trace_->trace_class().uuid;
   if (hk.uuid && uuid && hk.uuid->type->kind == TypeKind::kArray && hk.uuid->type->length == 16) {
@@ -223,11 +232,14 @@ Status StreamCursor::StartPacket() {
   if (hk.stream_id) {
     const uint64_t id = Read(hk.stream_id);
     sp = tp.FindStream(id);
-    if (!sp) return DataLoss(fmt::format("packet names stream class {}, which the metadata does not declare", id));
+    if (!sp)
+      return DataLoss(
+          fmt::format("packet names stream class {}, which the metadata does not declare", id));
   } else if (tp.streams.size() == 1) {
     sp = tp.streams[0].get();
   } else {
-    return DataLoss("packet header has no stream_id but the metadata declares several stream classes");
+    return DataLoss(
+        "packet header has no stream_id but the metadata declares several stream classes");
   }
   if (stream_plan_ && sp != stream_plan_)
     return DataLoss(fmt::format("stream class changes from {} to {} within one stream file",
@@ -246,26 +258,32 @@ Status StreamCursor::StartPacket() {
     if (hk.stream_instance_id) stats_.stream_instance_id = Read(hk.stream_instance_id);
   }
   const WellKnownFields& k = sp->known;
-  if (sp->packet_context.present && !RunScope(sp->packet_context, Scope::kPacketContext, &pos)) return error_;
+  if (sp->packet_context.present && !RunScope(sp->packet_context, Scope::kPacketContext, &pos))
+    return error_;
 
   uint64_t packet_bits = k.packet_size ? Read(k.packet_size) : remaining_bits;
   uint64_t content_bits = k.content_size ? Read(k.content_size) : packet_bits;
   if (!k.packet_size && k.content_size) packet_bits = AlignUp(content_bits, 8);
   if (packet_bits == 0 || (packet_bits & 7))
-    return DataLoss(fmt::format("packet_size {} bits is not a positive whole number of bytes", packet_bits));
+    return DataLoss(
+        fmt::format("packet_size {} bits is not a positive whole number of bytes", packet_bits));
   if (packet_bits > remaining_bits)
-    return DataLoss(fmt::format("packet_size {} bits exceeds the {} bytes left in the file (truncated packet)",
-                                packet_bits, remaining_bits / 8));
+    return DataLoss(
+        fmt::format("packet_size {} bits exceeds the {} bytes left in the file (truncated packet)",
+                    packet_bits, remaining_bits / 8));
   if (content_bits > packet_bits)
-    return DataLoss(fmt::format("content_size {} bits exceeds packet_size {} bits", content_bits, packet_bits));
+    return DataLoss(
+        fmt::format("content_size {} bits exceeds packet_size {} bits", content_bits, packet_bits));
   if (content_bits < pos)
-    return DataLoss(fmt::format("content_size {} bits is smaller than the packet header and context ({} bits)",
-                                content_bits, pos));
+    return DataLoss(
+        fmt::format("content_size {} bits is smaller than the packet header and context ({} bits)",
+                    content_bits, pos));
   content_end_ = content_bits;
   next_packet_ = packet_offset_ + packet_bits / 8;
   ++stats_.packets;
 
-  if (k.timestamp_begin) clock_ = UpdateClock(clock_, Read(k.timestamp_begin), k.timestamp_begin->scalar.size_bits);
+  if (k.timestamp_begin)
+    clock_ = UpdateClock(clock_, Read(k.timestamp_begin), k.timestamp_begin->scalar.size_bits);
   if (k.cpu_id) stats_.cpu = event_.cpu = static_cast<int64_t>(Read(k.cpu_id));
   const uint64_t packet_end_ts =
       k.timestamp_end ? trace_->CyclesToNs(sp->clock, Read(k.timestamp_end)) : 0;
@@ -331,8 +349,10 @@ bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
   if (id_end > content_end_) return false;
   const uint8_t* data = event_.data;
   const uint64_t tag = ReadRawBits(data, event_.data_end, base + f.id_off, f.id);
-  const bool ext = tag >= static_cast<uint64_t>(f.extended.lo) && tag <= static_cast<uint64_t>(f.extended.hi);
-  if (!ext && !(tag >= static_cast<uint64_t>(f.compact.lo) && tag <= static_cast<uint64_t>(f.compact.hi)))
+  const bool ext =
+      tag >= static_cast<uint64_t>(f.extended.lo) && tag <= static_cast<uint64_t>(f.extended.hi);
+  if (!ext &&
+      !(tag >= static_cast<uint64_t>(f.compact.lo) && tag <= static_cast<uint64_t>(f.compact.hi)))
     return false;
   const HeaderFastPath::Option& o = ext ? f.extended : f.compact;
   const uint64_t at = AlignUp(id_end, o.align);
@@ -342,7 +362,8 @@ bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
   slots[f.compact.slot] = ext ? kAbsent : at;
   slots[f.extended.slot] = ext ? at : kAbsent;
   *id = ext ? ReadRawBits(data, event_.data_end, at + o.id_off, o.id) : tag;
-  clock_ = UpdateClock(clock_, ReadRawBits(data, event_.data_end, at + o.ts_off, o.ts), o.ts.size_bits);
+  clock_ =
+      UpdateClock(clock_, ReadRawBits(data, event_.data_end, at + o.ts_off, o.ts), o.ts.size_bits);
   *pos = at + o.size;
   return true;
 }
@@ -359,8 +380,11 @@ bool StreamCursor::DecodeEvent() {
     }
   }
   const EventPlan* ep = sp->FindEvent(id);
-  if (!ep) return Error(DataLoss(fmt::format("event id {} is not declared in stream class {}", id, sp->cls->id)));
-  if (sp->event_context.present && !RunScope(sp->event_context, Scope::kStreamEventContext, &pos)) return false;
+  if (!ep)
+    return Error(
+        DataLoss(fmt::format("event id {} is not declared in stream class {}", id, sp->cls->id)));
+  if (sp->event_context.present && !RunScope(sp->event_context, Scope::kStreamEventContext, &pos))
+    return false;
   if (ep->context.present && !RunScope(ep->context, Scope::kEventContext, &pos)) return false;
   if (ep->payload.present && !RunScope(ep->payload, Scope::kEventPayload, &pos)) return false;
   if (pos == pos_) return Error(DataLoss("event decodes to zero bits; cannot make progress"));
@@ -386,8 +410,9 @@ bool StreamCursor::DecodeEvent() {
 }
 
 bool StreamCursor::FailDecode() {
-  return Fail(std::move(error_).WithContext(fmt::format("Cannot decode event: file={}, packet offset={}, event offset={}",
-                                                        path_, packet_offset_, packet_offset_ + pos_ / 8)));
+  return Fail(std::move(error_).WithContext(
+      fmt::format("Cannot decode event: file={}, packet offset={}, event offset={}", path_,
+                  packet_offset_, packet_offset_ + pos_ / 8)));
 }
 
 bool StreamCursor::NextSlow() {

@@ -95,7 +95,7 @@ class StreamCursor {
   const Trace* trace_;
   uint32_t class_base_;
   std::string path_;
-  bool clock_is_ns_ = false;     // freq 1 GHz: ns = cycles + clock_offset_ns_
+  bool clock_is_ns_ = false;  // freq 1 GHz: ns = cycles + clock_offset_ns_
   uint64_t clock_offset_ns_ = 0;
   StreamStats stats_;
   Status status_;
@@ -108,13 +108,13 @@ class StreamCursor {
 
   const StreamPlan* stream_plan_ = nullptr;
   bool in_packet_ = false;
-  bool fast_ = false;  // in a packet with no pending record: Next() can decode directly
-  uint64_t packet_offset_ = 0;   // file offset of the current packet
-  uint64_t next_packet_ = 0;     // file offset of the next packet
-  uint64_t content_end_ = 0;     // bits, relative to the packet
-  uint64_t pos_ = 0;             // bits, relative to the packet
-  uint64_t clock_ = 0;           // current clock value (cycles)
-  uint64_t last_ts_ = 0;         // last timestamp returned (ns)
+  bool fast_ = false;           // in a packet with no pending record: Next() can decode directly
+  uint64_t packet_offset_ = 0;  // file offset of the current packet
+  uint64_t next_packet_ = 0;    // file offset of the next packet
+  uint64_t content_end_ = 0;    // bits, relative to the packet
+  uint64_t pos_ = 0;            // bits, relative to the packet
+  uint64_t clock_ = 0;          // current clock value (cycles)
+  uint64_t last_ts_ = 0;        // last timestamp returned (ns)
   bool have_ts_ = false;
   uint64_t prev_discarded_ = 0;
   uint64_t prev_packet_end_ts_ = 0;

@@ -51,7 +51,8 @@ uint64_t Trace::CyclesToNs(const ClockClass* clock, uint64_t cycles) const {
   if (clock->freq == 1'000'000'000)
     return static_cast<uint64_t>(offset_ns + clock->offset + static_cast<int128>(cycles));
   const int128 total = static_cast<int128>(clock->offset) + cycles;
-  return static_cast<uint64_t>(offset_ns + total * 1'000'000'000 / static_cast<int128>(clock->freq));
+  return static_cast<uint64_t>(offset_ns +
+                               total * 1'000'000'000 / static_cast<int128>(clock->freq));
 }
 
 }  // namespace causeway::ctf
