@@ -189,6 +189,13 @@ def by_header_extended(b, ts):
     b.raw(b"\x10\x20")
 
 
+def empties(b, ts, n):
+    compact_header(b, 3, ts)
+    stream_event_context(b, 3, "e")
+    b.le(8, n)  # _n
+    b.le(8, 0)  # _zero; _none, _many and _nest take no bits
+
+
 def extended_only(b, ts):
     compact_header(b, 40, ts)
     stream_event_context(b, 5, "ext")
@@ -212,6 +219,7 @@ def stream0():
         by_header_extended(b, ts + 40)
         everything(b, ts + 50, n=0, m=0, kind=3 - p)
         everything(b, ts + 60, n=1, m=1, kind=0)
+        empties(b, ts + 70, n=3 - p)
         out += finish(b, c, s, 64, pad_to=64)
     return out
 

@@ -7,7 +7,8 @@
 // without the LTTng fields, a stream event context, an event context, little- and
 // big-endian bit fields, floats, enums with overlapping ranges, text arrays, sequences
 // (lengths from the same struct, the event context and the stream event context), strings,
-// arrays and sequences of variable-size structs, variants (tag in the payload and in the
+// arrays and sequences of variable-size structs, arrays of empty structs (huge, nested in
+// loops), variants (tag in the payload and in the
 // event header) and an event id above 65535. fuzz/make_packet_seeds.py writes valid
 // stream files for it (fuzz/corpus/packet/); keep the two in step.
 #include <stdlib.h>
@@ -200,6 +201,19 @@ event {
 			uint64_t extended;
 		} _h;
 		uint8_t _tail[stream.event.context._vtid];
+	};
+};
+
+event {
+	name = "empties";
+	id = 3;
+	stream_id = 0;
+	fields := struct {
+		uint8_t _n;
+		uint8_t _zero;
+		struct { } _none[_n];
+		struct { } _many[100000000];
+		struct { struct { uint8_t z[_zero]; } in[_n]; } _nest[_n];
 	};
 };
 

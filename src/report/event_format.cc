@@ -99,8 +99,12 @@ struct EventFormatter::Walk {
   std::string* out;
   std::vector<uint64_t> slots[ctf::kNumScopes];
   bool rewalk = false;
+  // Array elements printed at most: elements that take bits are fewer than the event's bits;
+  // only empty ones (a huge array of empty structs in the metadata) can run out of it.
+  uint64_t elements_left;
 
-  explicit Walk(const Event& ev, bool as_json, std::string* o) : e(ev), json(as_json), out(o) {}
+  explicit Walk(const Event& ev, bool as_json, std::string* o)
+      : e(ev), json(as_json), out(o), elements_left(ev.content_end_bits + 4096) {}
 
   void Bind(ctf::Scope scope, uint16_t num_slots) {
     const int s = static_cast<int>(scope);
@@ -139,13 +143,21 @@ struct EventFormatter::Walk {
       return;
     }
     const int64_t sv = n.scalar.is_signed ? ctf::SignExtend(raw, n.scalar.size_bits) : 0;
+    // A negative value in base 16 or 8 shows its two's complement on the field size rounded
+    // up to whole digits, as babeltrace2 does (-1 in 13 bits is 0xFFFF).
+    auto digits_mask = [&](unsigned digit_bits) {
+      const unsigned size = n.scalar.size_bits;
+      const unsigned rounded = (size + digit_bits - 1) / digit_bits * digit_bits;
+      const uint64_t v = n.scalar.is_signed ? static_cast<uint64_t>(sv) : raw;
+      return rounded >= 64 ? v : v & ((uint64_t{1} << rounded) - 1);
+    };
     auto number = [&]() {
       if (!json && t.base == 16)
-        fmt::format_to(std::back_inserter(*out), "0x{:X}", raw);
+        fmt::format_to(std::back_inserter(*out), "0x{:X}", digits_mask(4));
       else if (!json && t.base == 8)
-        fmt::format_to(std::back_inserter(*out), "0{:o}", raw);
+        fmt::format_to(std::back_inserter(*out), "0{:o}", digits_mask(3));
       else if (!json && t.base == 2)
-        fmt::format_to(std::back_inserter(*out), "0b{:b}", raw);
+        fmt::format_to(std::back_inserter(*out), "0b{:0{}b}", raw, n.scalar.size_bits);
       else if (n.scalar.is_signed)
         fmt::format_to(std::back_inserter(*out), "{}", sv);
       else
@@ -224,11 +236,13 @@ struct EventFormatter::Walk {
           if (!hit) continue;
           for (const auto& opt : n.children) {
             if (opt.raw_name != m.label && opt.name != m.label) continue;
-            if (json)
+            // babeltrace2 prints the chosen option's value without its name.
+            if (json) {
               *out += "{";
-            else
+              Name(opt);
+            } else {
               *out += "{ ";
-            Name(opt);
+            }
             const uint64_t end = Value(opt, pos);
             *out += json ? "}" : " }";
             return end;
@@ -290,6 +304,11 @@ struct EventFormatter::Walk {
     const bool saved = rewalk;
     const uint64_t stride = elem.fixed_size ? AlignUp(elem.size_bits, elem.align_bits) : 0;
     for (uint64_t i = 0; i < count; ++i) {
+      if (elements_left == 0) {
+        if (!json) *out += i ? ", ..." : "...";
+        break;
+      }
+      --elements_left;
       if (i) *out += json ? "," : ", ";
       if (!json) fmt::format_to(std::back_inserter(*out), "[{}] = ", i);
       if (elem.fixed_size) {

@@ -109,6 +109,11 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
   const uint64_t end = content_end_;
   uint64_t p = *pos;
   uint32_t pc = 0;
+  // Each loop's count is checked against the bits left, but elements may take no bits
+  // (empty structs, empty sequences) and nested loops multiply: the scope gets this many
+  // iterations in all, more than any data that fits could use.
+  const uint64_t max_iterations = 2 * (end > p ? end - p : 0) + 65536;
+  uint64_t iterations_left = max_iterations;
   auto read_ref = [&](const Op& op, uint64_t* out) -> bool {
     const uint64_t at = event_.Position(op.ref);
     if (at == kAbsent || at + op.ref_scalar.size_bits > end) return false;
@@ -151,6 +156,9 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
           return Error(DataLoss(fmt::format(
               "sequence of {} elements of {} bits extends past the packet content (bit {} of {})",
               len, op.stride_bits, p, end)));
+        if (!op.stride_bits && len > (end - p) + 4096)  // same bound as a kLoop count
+          return Error(DataLoss(fmt::format(
+              "sequence of {} empty elements cannot fit in the {} bits left", len, end - p)));
         p += len * op.stride_bits;
         break;
       }
@@ -169,7 +177,12 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
         break;
       }
       case OpCode::kLoopEnd:
-        if (--loop_stack_[op.offset_bits] > 0) pc = op.target;
+        if (--loop_stack_[op.offset_bits] > 0) {
+          if (--iterations_left == 0)
+            return Error(DataLoss(fmt::format("array elements repeat more than {} times in {}",
+                                              max_iterations, ScopeName(scope))));
+          pc = op.target;
+        }
         break;
       case OpCode::kVariant: {
         for (uint32_t s = op.slot_begin; s < op.slot_end; ++s) slots[s] = kAbsent;

@@ -131,6 +131,7 @@ def packetize(text, packet_bytes, template):
 # replaced by the payload of the one event; the line numbers below count from 1.
 SMALL_TSDL = """/* CTF 1.8 */
 typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
 typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
 
 trace {
@@ -159,7 +160,7 @@ event {
 	};
 };
 """
-SMALL_FIELDS_LINE = 27  # first line of {FIELDS}
+SMALL_FIELDS_LINE = 28  # first line of {FIELDS}
 
 
 def small_tsdl(fields):
@@ -309,6 +310,24 @@ def main():
                "cannot resolve variant tag 'nosuch'",
                {"metadata": small_tsdl("\t\tenum : uint8_t { A, B } tag;\n"
                                        "\t\tvariant <nosuch> { uint8_t A; uint32_t B; } v;")})
+
+    # Arrays of empty elements: no bits to bound their length, so the reader bounds the
+    # count of a sequence, and of iterations of nested loops, by the bits left.
+    header = struct.pack("<III", 0xC1FC1FC1, 0, 0)  # magic, stream_id, event id
+    write_case("empty-elements-sequence",
+               "trace/stream, packet offset=0, event offset=8: CAUSED BY sequence of 2147483647 empty "
+               "elements cannot fit in the 32 bits left",
+               {"metadata": small_tsdl("\t\tuint32_t n;\n\t\tstruct { } e[n];"),
+                "stream": header + struct.pack("<I", 0x7FFFFFFF) + bytes(4)})
+
+    fields = ("\t\tuint16_t a; uint16_t b; uint16_t c; uint8_t zero;\n"
+              "\t\tstruct { struct { struct { uint8_t z[zero]; } in3[c]; } in2[b]; } out[a];")
+    data = header + struct.pack("<HHHB", 4000, 4000, 4000, 0) + bytes(200)
+    bits_left = (len(data) - len(header)) * 8
+    write_case("nested-empty-arrays",
+               "trace/stream, packet offset=0, event offset=8: CAUSED BY array elements repeat more "
+               f"than {2 * bits_left + 65536} times in event.fields",
+               {"metadata": small_tsdl(fields), "stream": data})
 
     write_case("empty-directory", "Cannot open trace: no CTF metadata file in or below", {})
     write_case("nonexistent-path", "nonexistent-path/trace does not exist", make_trace_dir=False)
