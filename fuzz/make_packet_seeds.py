@@ -193,7 +193,8 @@ def empties(b, ts, n):
     compact_header(b, 3, ts)
     stream_event_context(b, 3, "e")
     b.le(8, n)  # _n
-    b.le(8, 0)  # _zero; _none, _many and _nest take no bits
+    b.le(3, 2)  # _k (align 8)
+    b.le(8, 0)  # _zero; _none, _few and _nest take no bits
 
 
 def extended_only(b, ts):

@@ -17,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string FailDir() { return std::string(CAUSEWAY_TEST_DATA) + "/fail"; }
+std::string FailDir() { return (fs::path(CAUSEWAY_TEST_DATA) / "fail").string(); }
 
 // Every case directory, sorted.
 std::vector<std::string> CaseNames() {

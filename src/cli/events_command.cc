@@ -108,7 +108,7 @@ int RunEvents(const EventsOptions& o) {
 Runner RegisterEvents(CLI::App& app) {
   auto o = std::make_shared<EventsOptions>();
   CLI::App* cmd = app.add_subcommand("events", "Print the events of CTF traces in timestamp order");
-  cmd->description(
+  cmd->footer(
       "Print the events of one or more CTF traces, merged in timestamp order.\n"
       "Text output follows babeltrace2's layout; --format jsonl prints one JSON object per\n"
       "event. Discarded events reported by the tracer appear as <discarded> records.\n\n"

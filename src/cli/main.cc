@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; any usage error exits 2, as the README says.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   if (app.got_subcommand("events")) return events();
   if (app.got_subcommand("stats")) return stats();

@@ -125,7 +125,7 @@ Runner RegisterStats(CLI::App& app) {
   auto o = std::make_shared<StatsOptions>();
   CLI::App* cmd =
       app.add_subcommand("stats", "Summarize CTF traces: events by name, streams, losses");
-  cmd->description(
+  cmd->footer(
       "Read every event of one or more CTF traces and summarize them: events by name, the\n"
       "time range, and per stream the packets, events, events the tracer discarded,\n"
       "missing packets and timestamps the reader had to clamp to keep the stream ordered.\n\n"

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -646,16 +645,6 @@ TEST(TsdlParserTest, LexerTokens) {
   EXPECT_EQ(lexed.tokens[5].column, 3u);
 }
 
-TEST(TsdlParserTest, ParsesLargeMetadataQuickly) {
-  std::string text = *DecodeMetadataPackets(ReadDataFile("many-threads.metadata"), "x");
-  auto start = std::chrono::steady_clock::now();
-  auto trace = ParseTsdl(text);
-  auto elapsed = std::chrono::steady_clock::now() - start;
-  ASSERT_TRUE(trace.ok());
-  // Generous bound: the sanitizer build is slow and the machine may be busy.
-  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 2000);
-}
-
 // ---- Errors --------------------------------------------------------------------------
 
 TEST(TsdlParserErrorTest, UnterminatedComment) {
@@ -869,12 +858,13 @@ TEST(TsdlParserErrorTest, ExpandedTypeSizeIsCapped) {
       << trace.status().ToString();
 }
 
-TEST(TsdlParserErrorTest, HostileSizesStayLinear) {
+// Hostile sizes get their exact error (no timing assertion here: tests check behaviour; a
+// quadratic regression would show up as a ctest timeout).
+TEST(TsdlParserErrorTest, HostileSizesGetTheirErrors) {
   // 50,000 fields with a duplicate at the end: found without a quadratic scan.
   std::string wide = std::string(kPrelude) + "struct s {\n";
   for (int i = 0; i < 50000; ++i) wide += "uint8_t f" + std::to_string(i) + ";\n";
   wide += "uint8_t f7;\n};\n";
-  auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(ParseError(wide), "TSDL error at line 50007, column 9: duplicate field 'f7' in struct");
 
   // A run of 100,000 identifiers is not a type name.
@@ -894,8 +884,6 @@ TEST(TsdlParserErrorTest, HostileSizesStayLinear) {
   EXPECT_EQ(ParseError(many),
             "TSDL error at line 40006, column 15: duplicate stream id 3 (also "
             "declared at line 12)");
-  auto elapsed = std::chrono::steady_clock::now() - start;
-  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 5000);
 }
 
 }  // namespace
