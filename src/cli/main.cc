@@ -1,4 +1,5 @@
 // causeway: why was this request slow, down to the kernel.
+#include <algorithm>
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,15 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, causeway::cli::Runner>> commands;
   causeway::cli::Runner events = causeway::cli::RegisterEvents(app);
   causeway::cli::Runner stats = causeway::cli::RegisterStats(app);
+  const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
+  const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
+                                             [&](CLI::App* c) { return c->check_name(argv[1]); });
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::fprintf(stderr,
+                 "causeway: unknown command '%s' (commands: events, stats; see causeway --help)\n",
+                 argv[1]);
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
