@@ -12,5 +12,7 @@ using Runner = std::function<int()>;
 
 Runner RegisterEvents(CLI::App& app);
 Runner RegisterStats(CLI::App& app);
+Runner RegisterThreads(CLI::App& app);
+Runner RegisterCritpath(CLI::App& app);
 
 }  // namespace causeway::cli

@@ -17,12 +17,15 @@ int main(int argc, char** argv) {
   std::vector<std::pair<CLI::App*, causeway::cli::Runner>> commands;
   causeway::cli::Runner events = causeway::cli::RegisterEvents(app);
   causeway::cli::Runner stats = causeway::cli::RegisterStats(app);
+  causeway::cli::Runner threads = causeway::cli::RegisterThreads(app);
+  causeway::cli::Runner critpath = causeway::cli::RegisterCritpath(app);
   const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
                                              [&](CLI::App* c) { return c->check_name(argv[1]); });
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
-                 "causeway: unknown command '%s' (commands: events, stats; see causeway --help)\n",
+                 "causeway: unknown command '%s' (commands: events, stats, threads, critpath; see "
+                 "causeway --help)\n",
                  argv[1]);
     return 2;
   }
@@ -34,5 +37,7 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("events")) return events();
   if (app.got_subcommand("stats")) return stats();
+  if (app.got_subcommand("threads")) return threads();
+  if (app.got_subcommand("critpath")) return critpath();
   return 2;
 }

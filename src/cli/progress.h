@@ -17,6 +17,10 @@ class Progress {
     if (!enabled_ || (++calls_ & 0xFFFF)) return;
     Draw(done_bytes(), events);
   }
+  // For callers that already rate-limit their calls: draws at most every 200 ms.
+  void Update(uint64_t done_bytes, uint64_t events) {
+    if (enabled_) Draw(done_bytes, events);
+  }
   void Finish();
 
  private:

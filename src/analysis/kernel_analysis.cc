@@ -1,0 +1,69 @@
+#include "analysis/kernel_analysis.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "ctf/reader/event_reader.h"
+#include "kernel/kernel_layout.h"
+
+namespace causeway::analysis {
+
+StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::string>& paths,
+                                                        const KernelAnalysisOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader, ctf::EventReader::Open(paths));
+  auto result = std::make_unique<KernelAnalysis>();
+  kernel::KernelModel model(&result->graph);
+
+  // Hosts by env hostname: a host's kernel and user-space traces share one host id.
+  std::map<std::string, uint32_t> host_ids;
+  std::vector<uint32_t> host_of_trace;
+  std::vector<ClockTransform> transforms;
+  for (const auto& t : reader->traces()) {
+    result->trace_dirs.push_back(t->dir());
+    auto [it, added] = host_ids.emplace(t->hostname(), 0);
+    if (added) it->second = model.AddHost(t->hostname());
+    host_of_trace.push_back(it->second);
+    ClockTransform tr;
+    for (const auto& [name, x] : options.transforms)
+      if (name == t->hostname()) tr = x;
+    transforms.push_back(tr);
+  }
+  const kernel::KernelLayout layout =
+      kernel::KernelLayout::Build(*reader, std::move(host_of_trace), std::move(transforms));
+  if (!layout.has_scheduling()) {
+    std::string dirs;
+    for (const auto& d : result->trace_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
+    return InvalidArgument(fmt::format(
+        "No scheduling events in {}: a kernel analysis needs sched_switch (and sched_waking "
+        "for causes); record with `causeway record`, LTTng's kernel tracer, or `perf record -e "
+        "'sched:*'` converted by `perf data convert --to-ctf`",
+        dirs));
+  }
+
+  kernel::KernelEvent ke;
+  uint64_t n = 0;
+  bool first = true;
+  const uint64_t total = reader->total_bytes();
+  while (const ctf::Event* e = reader->Next()) {
+    ++n;
+    if (options.progress && (n & 0xFFFF) == 0) options.progress(reader->consumed_bytes(), total, n);
+    if (!layout.Convert(*e, &ke)) continue;
+    if (first) {
+      result->begin = ke.ts;
+      first = false;
+    }
+    result->end = std::max(result->end, ke.ts);
+    model.Process(ke);
+  }
+  if (!reader->status().ok()) return reader->status();
+  model.Finish(result->end);
+  result->graph.ShrinkToFit();
+  result->counters = model.counters();
+  result->streams = reader->stream_stats();
+  result->events_read = n;
+  result->bytes = total;
+  return result;
+}
+
+}  // namespace causeway::analysis

@@ -1,0 +1,44 @@
+// Pipeline assembly for kernel analyses: CTF traces -> KernelLayout -> KernelModel ->
+// ExecutionGraph. The stages below know nothing of each other beyond their interfaces;
+// this file is where they meet.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/clock_transform.h"
+#include "base/status.h"
+#include "ctf/reader/stream_cursor.h"
+#include "graph/execution_graph.h"
+#include "kernel/kernel_model.h"
+
+namespace causeway::analysis {
+
+struct KernelAnalysisOptions {
+  // Called every so often with (bytes consumed, total bytes, events read).
+  std::function<void(uint64_t, uint64_t, uint64_t)> progress;
+  // Per host name, a clock transform (identity for hosts not listed).
+  std::vector<std::pair<std::string, ClockTransform>> transforms;
+};
+
+struct KernelAnalysis {
+  graph::ExecutionGraph graph;
+  kernel::ModelCounters counters;
+  std::vector<std::string> trace_dirs;
+  std::vector<ctf::StreamStats> streams;
+  uint64_t events_read = 0;
+  uint64_t bytes = 0;
+  int64_t begin = 0;  // first and last event time (ns, transformed)
+  int64_t end = 0;
+};
+
+// Reads every trace directory (searched recursively, as `causeway events` does) and builds
+// the execution graph of all their hosts. Fails when the traces cannot be read or hold no
+// scheduling events.
+StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::string>& paths,
+                                                        const KernelAnalysisOptions& options = {});
+
+}  // namespace causeway::analysis

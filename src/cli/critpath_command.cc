@@ -1,0 +1,125 @@
+// `causeway critpath TRACE_DIR... --tid N`: the critical path of one thread.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/kernel_load.h"
+#include "cli/time_arg.h"
+#include "graph/critical_path.h"
+#include "report/critpath_format.h"
+
+namespace causeway::cli {
+namespace {
+
+struct CritpathOptions {
+  std::vector<std::string> traces;
+  int tid = -1;
+  std::string host;
+  std::string begin, end;
+  std::string format = "text";
+};
+
+int RunCritpath(const CritpathOptions& o) {
+  int64_t begin = INT64_MIN, end = INT64_MAX;
+  if (!o.begin.empty()) {
+    auto t = ParseTimeArg(o.begin);
+    if (!t.ok()) return fmt::print(stderr, "causeway critpath: --begin: {}\n", t.status().ToString()), 2;
+    begin = static_cast<int64_t>(*t);
+  }
+  if (!o.end.empty()) {
+    auto t = ParseTimeArg(o.end);
+    if (!t.ok()) return fmt::print(stderr, "causeway critpath: --end: {}\n", t.status().ToString()), 2;
+    end = static_cast<int64_t>(*t);
+  }
+  if (begin > end) return fmt::print(stderr, "causeway critpath: --begin is after --end\n"), 2;
+
+  auto analysis = LoadKernelAnalysis(o.traces);
+  if (!analysis.ok())
+    return fmt::print(stderr, "causeway critpath: {}\n", analysis.status().ToString()), 1;
+  const graph::ExecutionGraph& g = (*analysis)->graph;
+
+  // The workers that are this tid: one per host, more when the tid was reused.
+  std::vector<graph::WorkerId> found;
+  bool host_known = o.host.empty();
+  for (graph::WorkerId w = 0; w < g.num_workers(); ++w) {
+    const graph::Worker& k = g.worker(w);
+    if (!o.host.empty() && g.hosts()[k.host] != o.host) continue;
+    host_known = true;
+    if (k.tid != o.tid) continue;
+    if (k.start() > end || g.WorkerEnd(w) < begin) continue;
+    found.push_back(w);
+  }
+  if (!host_known) {
+    std::string hosts;
+    for (const auto& h : g.hosts()) hosts += (hosts.empty() ? "" : ", ") + h;
+    return fmt::print(stderr, "causeway critpath: no host '{}' in the traces (hosts: {})\n", o.host,
+                      hosts),
+           1;
+  }
+  if (found.empty())
+    return fmt::print(stderr,
+                      "causeway critpath: tid {} does not run in the traces{} (see `causeway "
+                      "threads` for the threads there are)\n",
+                      o.tid, o.begin.empty() && o.end.empty() ? "" : " in that time range"),
+           1;
+  if (found.size() > 1) {
+    std::string which;
+    for (graph::WorkerId w : found)
+      which += fmt::format("\n  host {}: {} from {} to {}", g.hosts()[g.worker(w).host],
+                           report::ThreadLabel(g, w), report::FormatTimestamp(g.worker(w).start()),
+                           report::FormatTimestamp(g.WorkerEnd(w)));
+    return fmt::print(stderr,
+                      "causeway critpath: tid {} is {} different threads; choose one with --host "
+                      "or --begin/--end:{}\n",
+                      o.tid, found.size(), which),
+           2;
+  }
+  graph::CriticalPathFinder finder(g);
+  const graph::CriticalPath path = finder.Compute(found[0], begin, end);
+  const graph::PathSummary summary = graph::Summarize(path);
+  if (o.format == "json") {
+    nlohmann::json j = report::CriticalPathJson(g, path, summary);
+    std::puts(j.dump(2).c_str());
+  } else {
+    std::fputs(report::CriticalPathText(g, path, summary).c_str(), stdout);
+    const std::string note = RepairNote(**analysis);
+    if (!note.empty()) std::fputs(("\n" + note).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner RegisterCritpath(CLI::App& app) {
+  auto o = std::make_shared<CritpathOptions>();
+  CLI::App* cmd = app.add_subcommand("critpath", "Critical path of a thread: what it waited for");
+  cmd->footer(
+      "Build the execution graph of kernel traces (scheduling, wake-ups, interrupts, TCP\n"
+      "segments) and print the critical path of one thread: for each moment of its life (or\n"
+      "of --begin/--end) the thread and state that held it back. A wait ended by another\n"
+      "thread is replaced by what that thread did meanwhile, recursively; waits on timers,\n"
+      "disks and unmatched interrupts keep their label; lost events show as UNKNOWN.\n"
+      "States: RUNNING, PREEMPTED (waiting for a CPU), BLOCKED, INTERRUPTED, TIMER, NETWORK,\n"
+      "BLOCK_DEVICE, IPI, UNKNOWN. Several hosts' traces can be given together.\n\n"
+      "Examples:\n"
+      "  causeway critpath ~/lttng-traces/session/kernel --tid 1234\n"
+      "  causeway critpath TRACE --tid 1234 --begin 1457113582.80 --end 1457113582.90 "
+      "--format json");
+  cmd->add_option("traces", o->traces,
+                  "Trace directories (a directory holding `metadata`, or a parent of several)")
+      ->required();
+  cmd->add_option("--tid", o->tid, "Thread id (as the kernel numbers it)")->required();
+  cmd->add_option("--host", o->host, "Host name (trace env hostname) when several hosts have the tid");
+  cmd->add_option("--begin", o->begin,
+                  "Start of the range (ns, or seconds.fraction, from the clock origin)");
+  cmd->add_option("--end", o->end, "End of the range (same units as --begin)");
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  return [o] { return RunCritpath(*o); };
+}
+
+}  // namespace causeway::cli

@@ -1,0 +1,42 @@
+#include "cli/kernel_load.h"
+
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/progress.h"
+
+namespace causeway::cli {
+
+StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
+    const std::vector<std::string>& traces) {
+  std::optional<Progress> progress;
+  analysis::KernelAnalysisOptions options;
+  if (StderrIsInteractive()) {
+    options.progress = [&progress](uint64_t done, uint64_t total, uint64_t events) {
+      if (!progress) progress.emplace("Building graph", total, true);
+      progress->Update(done, events);
+    };
+  }
+  auto result = analysis::AnalyzeKernel(traces, options);
+  if (progress) progress->Finish();
+  return result;
+}
+
+std::string RepairNote(const analysis::KernelAnalysis& a) {
+  const kernel::ModelCounters& c = a.counters;
+  uint64_t discarded = 0;
+  for (const auto& s : a.streams) discarded += s.discarded_events;
+  std::string note;
+  auto add = [&note](uint64_t n, const char* what) {
+    if (n) note += fmt::format("{}{} {}", note.empty() ? "" : ", ", n, what);
+  };
+  add(discarded, "events discarded by the tracer (their time is UNKNOWN)");
+  add(c.missing_wakeups, "waits ended without a wake-up in the trace (UNKNOWN)");
+  add(c.missing_switch_ins, "switch-outs without a switch-in (UNKNOWN)");
+  add(c.wakeups_unknown_source, "wake-ups from an unknown task");
+  add(c.interrupt_mismatches, "unbalanced interrupt entries/exits");
+  return note.empty() ? note : "Repaired: " + note + "\n";
+}
+
+}  // namespace causeway::cli

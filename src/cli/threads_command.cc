@@ -1,0 +1,121 @@
+// `causeway threads TRACE_DIR...`: every thread with its time per state.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/kernel_load.h"
+#include "graph/thread_times.h"
+#include "report/critpath_format.h"
+
+namespace causeway::cli {
+namespace {
+
+struct ThreadsOptions {
+  std::vector<std::string> traces;
+  std::string format = "text";
+  std::string sort = "running";
+  size_t limit = 0;
+};
+
+int RunThreads(const ThreadsOptions& o) {
+  auto analysis = LoadKernelAnalysis(o.traces);
+  if (!analysis.ok())
+    return fmt::print(stderr, "causeway threads: {}\n", analysis.status().ToString()), 1;
+  const analysis::KernelAnalysis& a = **analysis;
+  const graph::ExecutionGraph& g = a.graph;
+  std::vector<graph::ThreadTimes> rows = graph::ComputeThreadTimes(g);
+  if (o.sort == "tid") {
+    std::stable_sort(rows.begin(), rows.end(), [&](const auto& x, const auto& y) {
+      return g.worker(x.worker).tid < g.worker(y.worker).tid;
+    });
+  } else if (o.sort == "start") {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& x, const auto& y) { return x.start < y.start; });
+  } else {
+    graph::State key = graph::State::kRunning;
+    for (int s = 0; s < graph::kNumStates; ++s)
+      if (graph::StateNameLower(static_cast<graph::State>(s)) == o.sort)
+        key = static_cast<graph::State>(s);
+    const int k = static_cast<int>(key);
+    std::stable_sort(rows.begin(), rows.end(), [k](const auto& x, const auto& y) {
+      return x.by_state[k] > y.by_state[k];
+    });
+  }
+  const size_t total_threads = rows.size();
+  if (o.limit && rows.size() > o.limit) rows.resize(o.limit);
+
+  const kernel::ModelCounters& c = a.counters;
+  if (o.format == "json") {
+    nlohmann::json j;
+    j["hosts"] = g.hosts();
+    j["begin_ns"] = a.begin;
+    j["end_ns"] = a.end;
+    j["threads"] = report::ThreadTimesJson(g, rows);
+    j["graph"] = {{"threads", g.num_workers()},
+                  {"vertices", g.num_vertices()},
+                  {"links", g.num_links()},
+                  {"memory_bytes", g.memory_bytes()}};
+    uint64_t discarded = 0;
+    for (const auto& s : a.streams) discarded += s.discarded_events;
+    j["counters"] = {{"events_read", a.events_read},
+                     {"events_used", c.events},
+                     {"switches", c.switches},
+                     {"wakeups", c.wakeups},
+                     {"wakeups_of_runnable", c.wakeups_of_runnable},
+                     {"wakeups_unknown_source", c.wakeups_unknown_source},
+                     {"forks", c.forks},
+                     {"exits", c.exits},
+                     {"packets_sent", c.packets_sent},
+                     {"packets_matched", c.packets_matched},
+                     {"packets_expired", c.packets_expired},
+                     {"discarded_events", discarded},
+                     {"lost_records", c.lost_records},
+                     {"missing_wakeups", c.missing_wakeups},
+                     {"missing_switch_ins", c.missing_switch_ins},
+                     {"interrupt_mismatches", c.interrupt_mismatches}};
+    std::puts(j.dump(2).c_str());
+    return 0;
+  }
+  std::fputs(report::ThreadTimesText(g, rows).c_str(), stdout);
+  fmt::print("\n{} threads{} on {} host(s), {} to {} ({}); {} wake-ups, {} of {} TCP segments "
+             "matched\n",
+             total_threads, rows.size() < total_threads ? fmt::format(" ({} shown)", rows.size()) : "",
+             g.hosts().size(), report::FormatTimestamp(a.begin), report::FormatTimestamp(a.end),
+             report::FormatDuration(a.end - a.begin), c.wakeups, c.packets_matched, c.packets_sent);
+  const std::string note = RepairNote(a);
+  if (!note.empty()) std::fputs(note.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+Runner RegisterThreads(CLI::App& app) {
+  auto o = std::make_shared<ThreadsOptions>();
+  CLI::App* cmd = app.add_subcommand("threads", "List threads with their time per state");
+  cmd->footer(
+      "Build the execution graph of kernel traces and list every thread with the time it\n"
+      "spent running, waiting for a CPU (PREEMPTED), blocked, and waiting on timers, the\n"
+      "network, disks; UNKNOWN is time the trace cannot account for (lost events). Use a\n"
+      "tid from this list with `causeway critpath --tid`.\n\n"
+      "Examples:\n"
+      "  causeway threads ~/lttng-traces/session/kernel --limit 20\n"
+      "  causeway threads TRACE --sort blocked --format json");
+  cmd->add_option("traces", o->traces,
+                  "Trace directories (a directory holding `metadata`, or a parent of several)")
+      ->required();
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--sort", o->sort, "Order: a state (running, preempted, blocked, ...), tid, start")
+      ->check(CLI::IsMember({"running", "preempted", "blocked", "interrupted", "timer", "network",
+                             "block_device", "ipi", "unknown", "tid", "start"}))
+      ->capture_default_str();
+  cmd->add_option("--limit", o->limit, "Show at most this many threads (0: all)");
+  return [o] { return RunThreads(*o); };
+}
+
+}  // namespace causeway::cli

@@ -1,0 +1,236 @@
+#include "kernel/kernel_layout.h"
+
+#include <initializer_list>
+#include <string_view>
+
+namespace causeway::kernel {
+
+namespace {
+
+using ctf::PlanNode;
+using ctf::Scope;
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+// Event kind from a class name; perf's "subsystem:" prefix is ignored.
+Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
+  *is_waking = false;
+  const size_t colon = name.find(':');
+  if (colon != std::string_view::npos) name = name.substr(colon + 1);
+  if (name == "sched_switch") return Kind::kSwitch;
+  if (name == "sched_waking") {
+    *is_waking = true;
+    return Kind::kWakeup;
+  }
+  if (name == "sched_wakeup" || name == "sched_ttwu") return has_waking ? Kind::kNone : Kind::kWakeup;
+  if (name == "sched_wakeup_new") return Kind::kWakeupNew;
+  if (name == "sched_process_fork") return Kind::kFork;
+  if (name == "sched_process_exec") return Kind::kExec;
+  if (name == "sched_process_exit") return Kind::kExit;
+  if (name == "lttng_statedump_process_state") return Kind::kStatedump;
+  if (name == "irq_handler_entry") return Kind::kIrqEntry;
+  if (name == "irq_handler_exit") return Kind::kIrqExit;
+  if (name == "softirq_entry" || name == "irq_softirq_entry") return Kind::kSoftirqEntry;
+  if (name == "softirq_exit" || name == "irq_softirq_exit") return Kind::kSoftirqExit;
+  if (name == "hrtimer_expire_entry" || name == "timer_hrtimer_expire_entry")
+    return Kind::kTimerEntry;
+  if (name == "hrtimer_expire_exit" || name == "timer_hrtimer_expire_exit")
+    return Kind::kTimerExit;
+  if (StartsWith(name, "x86_irq_vectors_")) {
+    // The local timer interrupt runs expired hrtimers; the others are IPIs or device
+    // vectors, all named by the vector.
+    if (EndsWith(name, "_entry")) return Kind::kIpiEntry;
+    if (EndsWith(name, "_exit")) return Kind::kIpiExit;
+    return Kind::kNone;
+  }
+  if (name == "inet_sock_local_out" || name == "net_dev_queue") return Kind::kPacketSend;
+  if (name == "inet_sock_local_in" || name == "netif_receive_skb" || name == "net_if_receive_skb")
+    return Kind::kPacketRecv;
+  if (name == "block_rq_complete") return Kind::kBlockComplete;
+  return Kind::kNone;
+}
+
+// The first field of `plan` named one of `names` (payload fields only, or context fields
+// only), searching exact names, then dotted paths ending in ".name".
+const PlanNode* FindField(const ctf::EventPlan& plan, std::initializer_list<std::string_view> names,
+                          bool context, int skip = 0) {
+  for (std::string_view n : names) {
+    int seen = 0;
+    for (const auto& f : plan.fields) {
+      const bool is_context = f.node->loc.scope != Scope::kEventPayload;
+      if (is_context != context) continue;
+      const std::string_view fn = f.name;
+      if (fn == n || (EndsWith(fn, n) && fn.size() > n.size() && fn[fn.size() - n.size() - 1] == '.')) {
+        if (seen++ == skip) return f.node;
+      }
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
+                                 std::vector<uint32_t> host_of_trace,
+                                 std::vector<ClockTransform> transforms) {
+  KernelLayout l;
+  l.classes_.resize(reader.num_event_classes());
+  l.host_of_trace_ = std::move(host_of_trace);
+  l.transforms_ = std::move(transforms);
+  l.transforms_.resize(reader.traces().size());
+  uint32_t base = 0;
+  for (uint32_t ti = 0; ti < reader.traces().size(); ++ti) {
+    const ctf::TracePlan& tp = reader.traces()[ti]->plan();
+    bool has_waking = false;
+    for (const auto& sp : tp.streams)
+      for (const auto& ep : sp->events) {
+        std::string_view n = ep->cls->name;
+        const size_t colon = n.find(':');
+        if (colon != std::string_view::npos) n = n.substr(colon + 1);
+        if (n == "sched_waking") has_waking = true;
+      }
+    for (const auto& sp : tp.streams) {
+      for (const auto& ep : sp->events) {
+        bool waking = false;
+        const Kind kind = Classify(ep->cls->name, has_waking, &waking);
+        if (kind == Kind::kNone) continue;
+        ClassLayout c;
+        c.kind = kind;
+        c.trace = ti;
+        const ctf::EventPlan& p = *ep;
+        auto payload = [&](std::initializer_list<std::string_view> names) {
+          return Field{FindField(p, names, false), FindField(p, names, false, 1)};
+        };
+        c.current_tid = Field{FindField(p, {"perf_tid", "tid", "vtid"}, true),
+                              FindField(p, {"perf_tid", "common_pid"}, false)};
+        c.flags = Field{FindField(p, {"common_flags"}, false), nullptr};
+        switch (kind) {
+          case Kind::kSwitch:
+            c.tid = payload({"prev_tid", "prev_pid"});
+            c.tid2 = payload({"next_tid", "next_pid"});
+            c.value = payload({"prev_state"});
+            c.name = payload({"prev_comm"});
+            c.name2 = payload({"next_comm"});
+            l.has_scheduling_ = true;
+            break;
+          case Kind::kWakeup:
+          case Kind::kWakeupNew:
+            c.tid = payload({"tid", "pid"});
+            c.name = payload({"comm"});
+            break;
+          case Kind::kFork:
+            c.tid = payload({"parent_tid", "parent_pid"});
+            c.tid2 = payload({"child_tid", "child_pid"});
+            c.name = payload({"child_comm"});
+            break;
+          case Kind::kExec:
+            c.tid = payload({"tid", "pid"});
+            c.name = payload({"filename"});
+            break;
+          case Kind::kExit:
+            c.tid = payload({"tid", "pid"});
+            break;
+          case Kind::kStatedump:
+            c.tid = payload({"tid"});
+            c.name = payload({"name"});
+            c.value = payload({"status"});
+            break;
+          case Kind::kIrqEntry:
+            c.value = payload({"irq"});
+            c.name = payload({"name"});
+            break;
+          case Kind::kSoftirqEntry:
+          case Kind::kSoftirqExit:
+            c.value = payload({"vec"});
+            break;
+          case Kind::kPacketSend:
+          case Kind::kPacketRecv:
+            // TCP fields at the top level (inet_sock_local_*, the recorder) or nested in
+            // the network_header variant (lttng-modules 2.10+: ipv4 and ipv6 options).
+            c.seq = payload({"seq"});
+            c.ack_seq = payload({"ack_seq"});
+            c.tcp_flags = payload({"flags"});
+            if (!c.seq.a || !c.ack_seq.a || !c.tcp_flags.a) c.kind = Kind::kNone;
+            break;
+          case Kind::kBlockComplete:
+            c.value = payload({"dev"});
+            break;
+          default:
+            break;
+        }
+        l.classes_[base + p.index] = c;
+      }
+    }
+    base += tp.num_event_classes;
+  }
+  return l;
+}
+
+size_t KernelLayout::num_used_classes() const {
+  size_t n = 0;
+  for (const ClassLayout& c : classes_) n += c.kind != Kind::kNone;
+  return n;
+}
+
+namespace {
+const PlanNode* Present(const ctf::Event& e, const PlanNode* a, const PlanNode* b) {
+  if (a && e.Position(*a) != ctf::kAbsent) return a;
+  if (b && e.Position(*b) != ctf::kAbsent) return b;
+  return nullptr;
+}
+}  // namespace
+
+bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const {
+  auto integer = [&](const Field& f, int64_t dflt) -> int64_t {
+    const PlanNode* n = Present(e, f.a, f.b);
+    return n ? e.GetSigned(*n) : dflt;
+  };
+  auto unsigned_ = [&](const Field& f) -> uint64_t {
+    const PlanNode* n = Present(e, f.a, f.b);
+    return n ? e.GetUnsigned(*n) : 0;
+  };
+  auto text = [&](const Field& f) -> std::string_view {
+    const PlanNode* n = Present(e, f.a, f.b);
+    return n ? e.GetString(*n) : std::string_view();
+  };
+  *out = KernelEvent{};
+  out->kind = c.kind;
+  out->host = host_of_trace_[c.trace];
+  out->cpu = static_cast<int32_t>(e.cpu);
+  out->ts = transforms_[c.trace].Apply(static_cast<int64_t>(e.timestamp));
+  out->tid = static_cast<int32_t>(integer(c.tid, -1));
+  out->tid2 = static_cast<int32_t>(integer(c.tid2, -1));
+  out->value = integer(c.value, 0);
+  if (c.name.a) out->name = text(c.name);
+  if (c.name2.a) out->name2 = text(c.name2);
+  if (c.current_tid.a || c.current_tid.b) out->current_tid = static_cast<int32_t>(integer(c.current_tid, -1));
+  if (c.flags.a) {
+    out->has_context_flags = true;
+    out->context_flags = static_cast<uint32_t>(unsigned_(c.flags));
+  }
+  if (c.kind == Kind::kPacketSend || c.kind == Kind::kPacketRecv) {
+    const PlanNode* s = Present(e, c.seq.a, c.seq.b);
+    if (!s) return false;  // not a TCP segment (UDP, ARP, IPv6 without TCP...)
+    out->seq = e.GetUnsigned(*s);
+    out->ack_seq = unsigned_(c.ack_seq);
+    out->tcp_flags = static_cast<uint32_t>(unsigned_(c.tcp_flags));
+  }
+  return true;
+}
+
+bool KernelLayout::ConvertLost(const ctf::Event& e, KernelEvent* out) const {
+  *out = KernelEvent{};
+  out->kind = Kind::kLost;
+  out->host = host_of_trace_[e.trace_index];
+  out->cpu = static_cast<int32_t>(e.cpu);
+  const ClockTransform& t = transforms_[e.trace_index];
+  out->ts = t.Apply(static_cast<int64_t>(e.discarded_begin ? e.discarded_begin : e.timestamp));
+  out->end_ts = t.Apply(static_cast<int64_t>(e.discarded_end ? e.discarded_end : e.timestamp));
+  out->value = static_cast<int64_t>(e.discarded);
+  return true;
+}
+
+}  // namespace causeway::kernel

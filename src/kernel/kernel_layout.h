@@ -1,0 +1,70 @@
+// Maps the event classes of CTF kernel traces to KernelEvents.
+//
+// One table entry per event class of the reader (Event::class_index), built once from the
+// class name and its fields, so converting an event costs a table lookup and a few field
+// loads, with no string comparison. Understood layouts:
+//   - LTTng 2.x kernel (lttng-modules): sched_switch, sched_waking / sched_wakeup /
+//     sched_wakeup_new / sched_ttwu, sched_process_fork/exec/exit,
+//     lttng_statedump_process_state, irq_handler_entry/exit, softirq_entry/exit (2.7+:
+//     irq_softirq_*), hrtimer_expire_entry/exit (2.7+: timer_hrtimer_*),
+//     x86_irq_vectors_*_entry/exit, inet_sock_local_out/in, net_dev_queue /
+//     netif_receive_skb / net_if_receive_skb (TCP fields at the top level or inside the
+//     network_header variant), block_rq_complete; and the same names from Causeway's
+//     recorder;
+//   - perf's `perf data convert --to-ctf`: the same tracepoints with a "subsystem:" prefix,
+//     pid-named fields (prev_pid, next_pid, pid, child_pid, parent_pid), the current task in
+//     perf_tid and the interrupt context in common_flags.
+// When a trace has sched_waking, sched_wakeup is ignored (waking fires in the waker's
+// context; wakeup may fire on the target's CPU).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/clock_transform.h"
+#include "ctf/reader/event_reader.h"
+#include "kernel/kernel_event.h"
+
+namespace causeway::kernel {
+
+class KernelLayout {
+ public:
+  // `host_of_trace[i]` is the model's host id of the reader's trace i; `transforms[i]` the
+  // clock transform of trace i (identity when empty).
+  static KernelLayout Build(const ctf::EventReader& reader, std::vector<uint32_t> host_of_trace,
+                            std::vector<ClockTransform> transforms = {});
+
+  // Fills `out`; false when the model does not need the event.
+  bool Convert(const ctf::Event& e, KernelEvent* out) const {
+    if (e.kind == ctf::Event::Kind::kDiscarded) return ConvertLost(e, out);
+    const ClassLayout& c = classes_[e.class_index];
+    if (c.kind == Kind::kNone) return false;
+    return ConvertSlow(c, e, out);
+  }
+  // Event classes the model uses, for `causeway threads --stats`.
+  size_t num_used_classes() const;
+  // True when some trace has the events a graph needs (sched_switch).
+  bool has_scheduling() const { return has_scheduling_; }
+
+ private:
+  // A field that may sit at one of two places (e.g. an ipv4 or ipv6 variant option).
+  struct Field {
+    const ctf::PlanNode* a = nullptr;
+    const ctf::PlanNode* b = nullptr;
+  };
+  struct ClassLayout {
+    Kind kind = Kind::kNone;
+    uint32_t trace = 0;
+    Field tid, tid2, value, name, name2, current_tid, flags, seq, ack_seq, tcp_flags;
+  };
+  bool ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const;
+  bool ConvertLost(const ctf::Event& e, KernelEvent* out) const;
+
+  std::vector<ClassLayout> classes_;
+  std::vector<uint32_t> host_of_trace_;
+  std::vector<ClockTransform> transforms_;
+  bool has_scheduling_ = false;
+};
+
+}  // namespace causeway::kernel

@@ -1,0 +1,508 @@
+#include "kernel/kernel_model.h"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace causeway::kernel {
+
+using graph::LinkKind;
+using graph::State;
+using graph::StringId;
+using graph::WorkerId;
+
+namespace {
+// Threads are looked up by tid in a dense table up to this bound (Linux's default pid_max
+// is 4 194 304 at most), in a hash map beyond.
+constexpr int32_t kDenseTids = 1 << 22;
+// A TCP segment sent but not received within this much trace time is forgotten: its
+// receiver is not traced, and keeping it would make memory grow with the trace.
+constexpr int64_t kPacketExpiryNs = 10'000'000'000;
+
+constexpr const char* kSoftirqNames[10] = {"HI",    "TIMER",   "NET_TX", "NET_RX", "BLOCK",
+                                           "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
+
+std::string_view Basename(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+}  // namespace
+
+KernelModel::KernelModel(graph::ExecutionGraph* graph) : g_(graph) {
+  q_lost_ = g_->Intern("lost events");
+  q_no_wakeup_ = g_->Intern("no wake-up seen");
+  q_no_switch_in_ = g_->Intern("no switch-in seen");
+  q_unknown_waker_ = g_->Intern("unknown waker");
+  q_idle_ = g_->Intern("woken from idle");
+  q_hardirq_ = g_->Intern("hardirq");
+  q_softirq_ = g_->Intern("softirq");
+  q_hrtimer_ = g_->Intern("hrtimer");
+  q_no_history_ = g_->Intern("before first event");
+  q_inconsistent_ = g_->Intern("inconsistent schedule");
+  q_new_ = g_->Intern("new thread");
+  for (int v = 0; v < 10; ++v)
+    softirq_quals_[v] = g_->Intern(std::string("softirq ") + kSoftirqNames[v]);
+}
+
+uint32_t KernelModel::AddHost(std::string name) {
+  hosts_.emplace_back();
+  return g_->AddHost(std::move(name));
+}
+
+KernelModel::Cpu* KernelModel::CpuOf(Host& h, int32_t cpu) {
+  if (cpu < 0 || cpu > 65535) return nullptr;
+  if (static_cast<size_t>(cpu) >= h.cpus.size()) h.cpus.resize(cpu + 1);
+  return &h.cpus[cpu];
+}
+
+WorkerId KernelModel::Find(const Host& h, int32_t tid) const {
+  if (tid >= 0 && tid < kDenseTids)
+    return static_cast<size_t>(tid) < h.by_tid.size() ? h.by_tid[tid] : graph::kNoWorker;
+  auto it = h.by_tid_sparse.find(tid);
+  return it == h.by_tid_sparse.end() ? graph::kNoWorker : it->second;
+}
+
+WorkerId KernelModel::FindThread(uint32_t host, int32_t tid) const {
+  return host < hosts_.size() ? Find(hosts_[host], tid) : graph::kNoWorker;
+}
+
+WorkerId KernelModel::NewThread(uint32_t host, int32_t tid, int64_t ts, State s,
+                                std::string_view name, StringId q) {
+  Host& h = hosts_[host];
+  const WorkerId w = g_->AddWorker(host, tid, ts, s, q);
+  g_->mutable_worker(w).name = std::string(name);
+  flags_.push_back(0);
+  if (tid >= 0 && tid < kDenseTids) {
+    if (static_cast<size_t>(tid) >= h.by_tid.size())
+      h.by_tid.resize(std::max<size_t>(tid + 1, h.by_tid.size() * 2), graph::kNoWorker);
+    h.by_tid[tid] = w;
+  } else {
+    h.by_tid_sparse[tid] = w;
+  }
+  return w;
+}
+
+int64_t KernelModel::FirstSeen(const Host& h, int32_t tid, int64_t ts) const {
+  // A thread seen for the first time existed since the host's first event, or since the
+  // end of the previous thread of that tid.
+  const WorkerId old = Find(h, tid);
+  const int64_t since = old != graph::kNoWorker ? g_->worker(old).ts.back() : h.first_ts;
+  return std::min(since, ts);
+}
+
+void KernelModel::Name(WorkerId w, std::string_view name) {
+  std::string& n = g_->mutable_worker(w).name;
+  if (n.empty() && !name.empty()) n = std::string(name);
+}
+
+WorkerId KernelModel::RunningTask(uint32_t host, Cpu* c, int32_t tid, int64_t ts) {
+  Host& h = hosts_[host];
+  WorkerId w = Find(h, tid);
+  if (w == graph::kNoWorker || !g_->worker(w).alive()) {
+    // First sight of a task that is on a CPU: it has run there since the CPU's first event
+    // when nothing else was seen running there, else (lost events) since now.
+    const int64_t since = c && c->current == kUnknownTid ? c->first_ts : ts;
+    return NewThread(host, tid, since, State::kRunning, {});
+  }
+  return w;
+}
+
+void KernelModel::Process(const KernelEvent& e) {
+  if (e.kind == Kind::kNone || e.host >= hosts_.size()) return;
+  ++counters_.events;
+  Host& h = hosts_[e.host];
+  if (h.first_ts < 0) h.first_ts = e.ts;
+  last_ts_ = std::max(last_ts_, e.ts);
+  Cpu* c = CpuOf(h, e.cpu);
+  if (c && !c->started) {
+    c->started = true;
+    c->first_ts = e.ts;
+  }
+  // perf says which task was current; use it while the model does not know.
+  if (c && e.current_tid >= 0 && c->current == kUnknownTid && e.kind != Kind::kSwitch)
+    c->current = e.current_tid;
+
+  switch (e.kind) {
+    case Kind::kSwitch:
+      OnSwitch(e, c);
+      break;
+    case Kind::kWakeup:
+    case Kind::kWakeupNew:
+      OnWakeup(e, c);
+      break;
+    case Kind::kFork:
+      OnFork(e, c);
+      break;
+    case Kind::kExec: {
+      const WorkerId w = Find(h, e.tid);
+      if (w != graph::kNoWorker) g_->mutable_worker(w).name = std::string(Basename(e.name));
+      break;
+    }
+    case Kind::kExit: {
+      const WorkerId w = Find(h, e.tid);
+      if (w != graph::kNoWorker) flags_[w] |= kExiting;
+      ++counters_.exits;
+      break;
+    }
+    case Kind::kStatedump:
+      OnStatedump(e);
+      break;
+    case Kind::kIrqEntry:
+      Push(e, c, Ctx::kHardirq, IrqQual(h, e.value, e.name));
+      break;
+    case Kind::kIrqExit:
+      Pop(c, Ctx::kHardirq);
+      break;
+    case Kind::kSoftirqEntry:
+      Push(e, c, Ctx::kSoftirq, SoftirqQual(e.value));
+      break;
+    case Kind::kSoftirqExit:
+      Pop(c, Ctx::kSoftirq);
+      break;
+    case Kind::kTimerEntry:
+      Push(e, c, Ctx::kTimer, q_hrtimer_);
+      break;
+    case Kind::kTimerExit:
+      Pop(c, Ctx::kTimer);
+      break;
+    case Kind::kIpiEntry:
+      Push(e, c, Ctx::kIpi, g_->Intern(fmt::format("ipi {}", e.name)));
+      break;
+    case Kind::kIpiExit:
+      Pop(c, Ctx::kIpi);
+      break;
+    case Kind::kPacketSend:
+      OnPacketSend(e, c);
+      break;
+    case Kind::kPacketRecv:
+      OnPacketRecv(e, c);
+      break;
+    case Kind::kBlockComplete:
+      if (Frame* f = c ? c->top() : nullptr) {
+        auto it = h.dev_quals.find(e.value);
+        if (it == h.dev_quals.end()) {
+          // dev_t as the kernel keeps it: major in the high 12 bits, minor in the low 20.
+          const uint64_t dev = static_cast<uint64_t>(e.value);
+          it = h.dev_quals
+                   .emplace(e.value, g_->Intern(fmt::format("disk {}:{}", dev >> 20, dev & 0xfffff)))
+                   .first;
+        }
+        f->block = true;
+        f->block_qual = it->second;
+      }
+      break;
+    case Kind::kLost:
+      OnLost(e, c);
+      break;
+    case Kind::kNone:
+      break;
+  }
+}
+
+void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
+  ++counters_.switches;
+  Host& h = hosts_[e.host];
+  const int32_t prev = e.tid, next = e.tid2;
+  if (c && c->current != kUnknownTid && c->current != prev) {
+    // The model thought another task was running here: a switch is missing (lost events).
+    // That task's running time is not known any more.
+    const WorkerId other = c->current > 0 ? Find(h, c->current) : graph::kNoWorker;
+    if (other != graph::kNoWorker && g_->worker(other).open_state() == State::kRunning)
+      g_->RelabelOpen(other, State::kUnknown, q_inconsistent_);
+    c->current = kUnknownTid;
+  }
+  if (prev > 0) {
+    WorkerId w = Find(h, prev);
+    if (w == graph::kNoWorker || !g_->worker(w).alive()) {
+      w = RunningTask(e.host, c, prev, e.ts);
+    } else if (const State s = g_->worker(w).open_state();
+               s != State::kRunning && s != State::kUnknown) {
+      // Switched out without a switch-in seen: what it did since its last known state is
+      // not known.
+      ++counters_.missing_switch_ins;
+      g_->RelabelOpen(w, State::kUnknown, q_no_switch_in_);
+    }
+    Name(w, e.name);
+    // Runnable when prev_state is TASK_RUNNING (0) in its low byte; the bits above are the
+    // kernels' "preempted" report flag (0x800 in 4.x, 0x100 from 4.14). Trace Compass tests
+    // `& 3` instead, which takes idle kernel threads (0x80, 'I') and parked ones (0x40) for
+    // runnable ones. A task that exited and is not runnable is switched out for good.
+    const bool runnable = (e.value & 0xff) == 0;
+    State s = runnable ? State::kPreempted : State::kBlocked;
+    // Woken while still on its CPU (sched_waking on another CPU raced its switch-out): it
+    // is runnable already, whatever prev_state says.
+    if (s == State::kBlocked && (flags_[w] & kWokenWhileRunning)) s = State::kPreempted;
+    if ((flags_[w] & kExiting) && !runnable) s = State::kNone;
+    flags_[w] &= ~kWokenWhileRunning;
+    g_->SetState(w, e.ts, s);
+  }
+  if (next > 0) {
+    WorkerId w = Find(h, next);
+    if (w == graph::kNoWorker || !g_->worker(w).alive()) {
+      // Never seen: it existed before the host's first event, doing something unknown.
+      w = NewThread(e.host, next, FirstSeen(h, next, e.ts), State::kUnknown, e.name2,
+                    q_no_history_);
+    } else {
+      const State s = g_->worker(w).open_state();
+      if (s == State::kBlocked) {
+        // Scheduled in while waiting: the wake-up was lost or is not in the trace.
+        ++counters_.missing_wakeups;
+        g_->RelabelOpen(w, State::kUnknown, q_no_wakeup_);
+      }
+    }
+    Name(w, e.name2);
+    g_->SetState(w, e.ts, State::kRunning);
+  }
+  if (c) c->current = next;
+}
+
+KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId target) {
+  Cause cause;
+  if (Frame* f = c ? c->top() : nullptr) {
+    cause.qual = f->qual;
+    switch (f->type) {
+      case Ctx::kHardirq:
+        cause.state = State::kInterrupted;
+        break;
+      case Ctx::kSoftirq:
+        switch (f->number) {
+          case 1:
+          case 8:
+            cause.state = State::kTimer;
+            break;
+          case 2:
+          case 3:
+            cause.state = State::kNetwork;
+            break;
+          case 4:
+          case 5:
+            cause.state = State::kBlockDevice;
+            break;
+          case 7:
+            cause.state = State::kInterrupted;
+            break;
+          default:
+            cause.state = State::kBlocked;
+        }
+        break;
+      case Ctx::kTimer:
+        cause.state = State::kTimer;
+        break;
+      case Ctx::kIpi:
+        cause.state = State::kIpi;
+        break;
+    }
+    // What the context did says more than its kind: a completed block request, a
+    // received segment whose sender is known.
+    if (f->block) {
+      cause.state = State::kBlockDevice;
+      cause.qual = f->block_qual;
+    }
+    if (f->packet) {
+      cause.state = State::kNetwork;
+      if (f->pkt_from != graph::kNoWorker && f->pkt_from != target) {
+        cause.from = f->pkt_from;
+        cause.from_vertex = f->pkt_vertex;
+        cause.kind = LinkKind::kNetwork;
+      }
+    }
+    return cause;
+  }
+  if (e.has_context_flags && (e.context_flags & (kFlagHardirq | kFlagSoftirq))) {
+    // perf without irq events: the flags say "interrupt", not which one.
+    cause.state = (e.context_flags & kFlagHardirq) ? State::kInterrupted : State::kBlocked;
+    cause.qual = (e.context_flags & kFlagHardirq) ? q_hardirq_ : q_softirq_;
+    return cause;
+  }
+  const int32_t waker = c ? c->current : e.current_tid;
+  if (waker == kUnknownTid) {
+    ++counters_.wakeups_unknown_source;
+    cause.qual = q_unknown_waker_;
+    return cause;
+  }
+  if (waker == 0) {
+    cause.qual = q_idle_;
+    return cause;
+  }
+  const WorkerId w = RunningTask(e.host, c, waker, e.ts);
+  if (w == target) return cause;
+  // The waker is running by definition; the model may have missed its switch-in.
+  if (g_->worker(w).open_state() != State::kRunning) g_->SetState(w, e.ts, State::kRunning);
+  cause.from = w;
+  cause.from_vertex = g_->last_vertex(w);
+  cause.kind = LinkKind::kWakeup;
+  return cause;
+}
+
+void KernelModel::OnWakeup(const KernelEvent& e, Cpu* c) {
+  ++counters_.wakeups;
+  Host& h = hosts_[e.host];
+  WorkerId t = Find(h, e.tid);
+  if (t == graph::kNoWorker || !g_->worker(t).alive()) {
+    // Never seen before: blocked since the host's first event at least.
+    t = NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), State::kBlocked, e.name);
+  }
+  Name(t, e.name);
+  const State s = g_->worker(t).open_state();
+  if (s == State::kUnknown) {
+    g_->SetState(t, e.ts, State::kPreempted);
+    return;
+  }
+  if (s != State::kBlocked) {
+    ++counters_.wakeups_of_runnable;
+    if (s == State::kRunning) flags_[t] |= kWokenWhileRunning;
+    return;
+  }
+  const Cause cause = WakeCause(e, c, t);
+  if (cause.state != State::kBlocked || cause.qual != 0)
+    g_->RelabelOpen(t, cause.state, cause.qual);
+  if (cause.from != graph::kNoWorker)
+    g_->AddLinkedVertex(t, e.ts, State::kPreempted, cause.from, cause.from_vertex, cause.kind);
+  else
+    g_->SetState(t, e.ts, State::kPreempted);
+}
+
+void KernelModel::OnFork(const KernelEvent& e, Cpu* c) {
+  ++counters_.forks;
+  Host& h = hosts_[e.host];
+  const WorkerId parent = e.tid > 0 ? RunningTask(e.host, c, e.tid, e.ts) : graph::kNoWorker;
+  const WorkerId old = Find(h, e.tid2);
+  if (old != graph::kNoWorker && g_->worker(old).alive()) {
+    // The tid is reused and the old thread's end was not seen.
+    g_->SetState(old, e.ts, State::kNone);
+  }
+  // A new task is runnable as soon as the parent's fork returns (wake_up_new_task runs in
+  // the same system call); many traces do not record sched_wakeup_new at all.
+  const WorkerId child = NewThread(e.host, e.tid2, e.ts, State::kPreempted, e.name, q_new_);
+  if (parent != graph::kNoWorker) {
+    if (g_->worker(parent).open_state() != State::kRunning)
+      g_->SetState(parent, e.ts, State::kRunning);
+    g_->mutable_worker(child).in.push_back(graph::InLink{
+        0, parent, (g_->last_vertex(parent) << 2) | static_cast<uint32_t>(LinkKind::kFork)});
+  }
+}
+
+void KernelModel::OnStatedump(const KernelEvent& e) {
+  Host& h = hosts_[e.host];
+  const WorkerId w = Find(h, e.tid);
+  if (w != graph::kNoWorker) {
+    Name(w, e.name);
+    return;
+  }
+  if (e.tid <= 0) return;
+  // LTTng's statedump status: 2 = waiting for a CPU, 5 = waiting, 6 = running.
+  State s = State::kUnknown;
+  if (e.value == 5) s = State::kBlocked;
+  if (e.value == 2) s = State::kPreempted;
+  NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), s, e.name,
+            s == State::kUnknown ? q_no_history_ : 0);
+}
+
+void KernelModel::Push(const KernelEvent& e, Cpu* c, Ctx type, StringId q) {
+  if (!c) return;
+  (void)e;
+  if (c->depth < kMaxDepth) {
+    Frame& f = c->stack[c->depth];
+    f = Frame{};
+    f.type = type;
+    f.number = static_cast<int32_t>(e.value);
+    f.qual = q;
+  } else {
+    ++counters_.interrupt_mismatches;
+  }
+  ++c->depth;
+}
+
+void KernelModel::Pop(Cpu* c, Ctx type) {
+  if (!c || c->depth == 0) return;  // the trace began inside this context
+  if (c->depth <= kMaxDepth && c->stack[c->depth - 1].type != type) {
+    // Unbalanced entry/exit (lost events): forget the context rather than guess.
+    ++counters_.interrupt_mismatches;
+    c->depth = 0;
+    return;
+  }
+  --c->depth;
+}
+
+StringId KernelModel::IrqQual(Host& h, int64_t irq, std::string_view name) {
+  auto it = h.irq_quals.find(irq);
+  if (it != h.irq_quals.end()) return it->second;
+  const StringId q = g_->Intern(name.empty() ? fmt::format("irq {}", irq)
+                                             : fmt::format("irq {} {}", irq, name));
+  h.irq_quals.emplace(irq, q);
+  return q;
+}
+
+StringId KernelModel::SoftirqQual(int64_t vec) {
+  if (vec >= 0 && vec < 10) return softirq_quals_[vec];
+  return g_->Intern(fmt::format("softirq {}", vec));
+}
+
+void KernelModel::OnPacketSend(const KernelEvent& e, Cpu* c) {
+  ++counters_.packets_sent;
+  ExpirePackets(e.ts);
+  PacketSource src;
+  src.ts = e.ts;
+  // Only a task can be walked backward; segments sent from interrupt context (ACKs sent by
+  // the NET_RX softirq) still match, without a sender to follow.
+  const int32_t task = c ? c->current : e.current_tid;
+  const bool in_irq = (c && c->depth > 0) ||
+                      (e.has_context_flags && (e.context_flags & (kFlagHardirq | kFlagSoftirq)));
+  if (!in_irq && task > 0) {
+    src.worker = RunningTask(e.host, c, task, e.ts);
+    src.vertex = g_->AddVertex(src.worker, e.ts, State::kRunning);
+  }
+  const PacketKey key{e.seq, e.ack_seq, e.tcp_flags};
+  packets_[key] = src;
+  packet_fifo_.emplace_back(e.ts, key);
+}
+
+void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
+  auto it = packets_.find(PacketKey{e.seq, e.ack_seq, e.tcp_flags});
+  if (it == packets_.end()) return;
+  ++counters_.packets_matched;
+  if (Frame* f = c ? c->top() : nullptr) {
+    f->packet = true;
+    f->pkt_from = it->second.worker;
+    f->pkt_vertex = it->second.vertex;
+    f->pkt_ts = it->second.ts;
+  }
+  packets_.erase(it);
+}
+
+void KernelModel::ExpirePackets(int64_t now) {
+  while (packet_fifo_head_ < packet_fifo_.size() &&
+         packet_fifo_[packet_fifo_head_].first < now - kPacketExpiryNs) {
+    const auto& [ts, key] = packet_fifo_[packet_fifo_head_++];
+    auto it = packets_.find(key);
+    if (it != packets_.end() && it->second.ts == ts) {
+      packets_.erase(it);
+      ++counters_.packets_expired;
+    }
+  }
+  if (packet_fifo_head_ > 4096 && packet_fifo_head_ * 2 > packet_fifo_.size()) {
+    packet_fifo_.erase(packet_fifo_.begin(), packet_fifo_.begin() + packet_fifo_head_);
+    packet_fifo_head_ = 0;
+  }
+}
+
+void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
+  ++counters_.lost_records;
+  counters_.lost_events += static_cast<uint64_t>(std::max<int64_t>(e.value, 0));
+  if (!c) return;
+  Host& h = hosts_[e.host];
+  if (c->current > 0) {
+    const WorkerId w = Find(h, c->current);
+    if (w != graph::kNoWorker && g_->worker(w).alive())
+      g_->SetState(w, e.ts, State::kUnknown, q_lost_);
+  }
+  c->current = kUnknownTid;
+  c->depth = 0;
+}
+
+void KernelModel::Finish(int64_t end) {
+  g_->set_end(end > 0 ? end : last_ts_);
+}
+
+}  // namespace causeway::kernel

@@ -1,0 +1,347 @@
+// Scenario tests of the kernel model, the execution graph and the critical path: small
+// event scripts in, each thread's timeline and critical path out (tests/support/
+// kernel_scenario.h describes the script language).
+#include <gtest/gtest.h>
+
+#include "support/kernel_scenario.h"
+
+namespace causeway::testing {
+namespace {
+
+TEST(CriticalPathScenario, LockHandOffFollowsTheWaker) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 2:b
+    10 cpu0 switch 1 S -> 0      # 1 blocks on a lock 2 holds
+    50 cpu1 waking 1             # 2 releases it
+    55 cpu0 switch 0 -> 1
+    80 cpu1 switch 2 S -> 0
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(1), "0 RUNNING | 10 BLOCKED | 50 PREEMPTED<-2 | 55 RUNNING");
+  EXPECT_EQ(s.Path(1), "1@0-10 RUNNING | 2@10-50 RUNNING | 1@50-55 PREEMPTED | 1@55-100 RUNNING");
+  EXPECT_EQ(s.Links(1), "2->1@50 wakeup");
+  EXPECT_EQ(s.Path(2), "2@0-80 RUNNING | 2@80-100 BLOCKED");
+}
+
+TEST(CriticalPathScenario, ChainOfThreeThreadsResolvesRecursively) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    0 cpu2 switch 0 -> 3
+    10 cpu0 switch 1 S -> 0
+    20 cpu1 switch 2 S -> 0
+    50 cpu2 waking 2
+    52 cpu1 switch 0 -> 2
+    60 cpu1 waking 1
+    61 cpu0 switch 0 -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 2@10-20 RUNNING | 3@20-50 RUNNING | 2@50-52 PREEMPTED | "
+            "2@52-60 RUNNING | 1@60-61 PREEMPTED | 1@61-100 RUNNING");
+  EXPECT_EQ(s.Links(1), "3->2@50 wakeup | 2->1@60 wakeup");
+  // Bounded by a range: only what held 1 back between 20 and 60.
+  EXPECT_EQ(s.Path(1, 20, 60), "3@20-50 RUNNING | 2@50-52 PREEMPTED | 2@52-60 RUNNING");
+}
+
+TEST(CriticalPathScenario, TimerWakeUpIsLabelledTimer) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    10 cpu0 switch 1 S -> 0
+    10 cpu1 switch 2 S -> 0
+    40 cpu0 hrtimer_entry
+    40 cpu0 waking 1
+    41 cpu0 hrtimer_exit
+    42 cpu0 switch 0 -> 1
+    60 cpu1 softirq_entry 1
+    60 cpu1 waking 2
+    61 cpu1 softirq_exit 1
+    end 100
+  )");
+  EXPECT_EQ(s.Path(1), "1@0-10 RUNNING | 1@10-40 TIMER(hrtimer) | 1@40-42 PREEMPTED | 1@42-100 RUNNING");
+  EXPECT_EQ(s.Path(2), "2@0-10 RUNNING | 2@10-60 TIMER(softirq TIMER) | 2@60-100 PREEMPTED");
+  EXPECT_EQ(s.Links(1), "");
+}
+
+TEST(CriticalPathScenario, DiskCompletionWakeUpIsLabelledBlockDevice) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    10 cpu0 switch 1 D -> 0
+    70 cpu0 irq_entry 14 ahci
+    70 cpu0 block_complete 8388608
+    71 cpu0 waking 1
+    72 cpu0 irq_exit 14
+    73 cpu0 switch 0 -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 1@10-71 BLOCK_DEVICE(disk 8:0) | 1@71-73 PREEMPTED | 1@73-100 RUNNING");
+}
+
+TEST(CriticalPathScenario, NetworkWakeUpOnLoopbackFollowsTheSender) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1:client
+    0 cpu1 switch 0 -> 2:server
+    5 cpu1 switch 2 S -> 0       # the server waits in recv()
+    30 cpu0 send 100 1 0x18      # the client sends a request
+    31 cpu1 softirq_entry 3
+    31 cpu1 recv 100 1 0x18
+    32 cpu1 waking 2
+    33 cpu1 softirq_exit 3
+    34 cpu1 switch 0 -> 2
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(2), "0 RUNNING | 5 NETWORK(softirq NET_RX) | 32 PREEMPTED<=1 | 34 RUNNING");
+  EXPECT_EQ(s.Path(2),
+            "2@0-5 RUNNING | 1@5-30 RUNNING | 2@30-32 NETWORK(softirq NET_RX) | 2@32-34 PREEMPTED | "
+            "2@34-100 RUNNING");
+  EXPECT_EQ(s.Links(2), "1->2@32 network");
+  EXPECT_EQ(s.counters().packets_matched, 1u);
+}
+
+TEST(CriticalPathScenario, NetworkWakeUpAcrossTwoHosts) {
+  KernelScenario s(R"(
+    host A
+    0 cpu0 switch 0 -> 1:client
+    30 cpu0 send 100 1 0x18
+    host B
+    0 cpu0 switch 0 -> 7:server
+    5 cpu0 switch 7 S -> 0
+    32 cpu0 softirq_entry 3
+    32 cpu0 recv 100 1 0x18
+    33 cpu0 waking 7
+    33 cpu0 softirq_exit 3
+    35 cpu0 switch 0 -> 7
+    end 100
+  )");
+  EXPECT_EQ(s.Path(7, INT64_MIN, INT64_MAX, "B"),
+            "B/7@0-5 RUNNING | A/1@5-30 RUNNING | B/7@30-33 NETWORK(softirq NET_RX) | "
+            "B/7@33-35 PREEMPTED | B/7@35-100 RUNNING");
+  EXPECT_EQ(s.Links(7, INT64_MIN, INT64_MAX, "B"), "A/1->B/7@33 network");
+}
+
+TEST(CriticalPathScenario, PacketSentBeforeTheWaitIsNetworkTimeOnly) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    3 cpu0 send 7 8 0x10
+    5 cpu1 switch 2 S -> 0
+    20 cpu1 softirq_entry 3
+    20 cpu1 recv 7 8 0x10
+    21 cpu1 waking 2
+    22 cpu1 softirq_exit 3
+    end 40
+  )");
+  EXPECT_EQ(s.Path(2), "2@0-5 RUNNING | 2@5-21 NETWORK(softirq NET_RX) | 2@21-40 PREEMPTED");
+}
+
+TEST(CriticalPathScenario, PreemptionIsWaitingForTheCpu) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    20 cpu0 switch 1 R -> 2
+    50 cpu0 switch 2 R -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Path(1), "1@0-20 RUNNING | 1@20-50 PREEMPTED | 1@50-100 RUNNING");
+  EXPECT_EQ(s.Timeline(2), "0 UNKNOWN(before first event) | 20 RUNNING | 50 PREEMPTED");
+}
+
+TEST(CriticalPathScenario, NestedInterruptsLabelByTheInnermostContext) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    10 cpu0 switch 1 S -> 3
+    20 cpu0 switch 3 S -> 0
+    40 cpu0 softirq_entry 3
+    41 cpu0 irq_entry 14 ahci    # a hard IRQ nested in the NET_RX softirq
+    42 cpu0 waking 1
+    43 cpu0 irq_exit 14
+    44 cpu0 waking 3
+    45 cpu0 softirq_exit 3
+    46 cpu0 switch 0 -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 1@10-42 INTERRUPTED(irq 14 ahci) | 1@42-46 PREEMPTED | 1@46-100 RUNNING");
+  EXPECT_EQ(s.Timeline(3),
+            "0 UNKNOWN(before first event) | 10 RUNNING | 20 NETWORK(softirq NET_RX) | 44 PREEMPTED");
+  EXPECT_EQ(s.counters().interrupt_mismatches, 0u);
+}
+
+TEST(CriticalPathScenario, InterProcessorInterruptWakeUp) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    10 cpu0 switch 1 S -> 0
+    30 cpu0 ipi_entry call_function
+    30 cpu0 waking 1
+    31 cpu0 ipi_exit
+    32 cpu0 switch 0 -> 1
+    end 50
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 1@10-30 IPI(ipi call_function) | 1@30-32 PREEMPTED | 1@32-50 RUNNING");
+}
+
+TEST(CriticalPathScenario, WakeUpOfARunnableThreadChangesNothing) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    20 cpu0 switch 1 R -> 0
+    30 cpu1 waking 1
+    50 cpu0 switch 0 -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(1), "0 RUNNING | 20 PREEMPTED | 50 RUNNING");
+  EXPECT_EQ(s.counters().wakeups_of_runnable, 1u);
+}
+
+TEST(CriticalPathScenario, WakeUpRacingTheSwitchOutLeavesTheThreadRunnable) {
+  // sched_waking on another CPU comes before the target's own switch-out (seen in real
+  // traces): the thread never really blocks.
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    10 cpu1 waking 1
+    11 cpu0 switch 1 S -> 0
+    15 cpu0 switch 0 -> 1
+    end 20
+  )");
+  EXPECT_EQ(s.Timeline(1), "0 RUNNING | 11 PREEMPTED | 15 RUNNING");
+  EXPECT_EQ(s.counters().missing_wakeups, 0u);
+}
+
+TEST(CriticalPathScenario, ThreadBlockedSinceBeforeTheTraceStart) {
+  KernelScenario s(R"(
+    0 cpu1 switch 0 -> 2
+    40 cpu1 waking 5             # first sight of 5: it was blocked all along
+    45 cpu0 switch 0 -> 5
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(5), "0 BLOCKED | 40 PREEMPTED<-2 | 45 RUNNING");
+  EXPECT_EQ(s.Path(5), "2@0-40 RUNNING | 5@40-45 PREEMPTED | 5@45-100 RUNNING");
+}
+
+TEST(CriticalPathScenario, WakeUpFromAnUnknownSourceStaysBlocked) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    10 cpu0 switch 1 S -> 0
+    40 cpu2 waking 1             # nothing is known of cpu2
+    45 cpu0 switch 0 -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 1@10-40 BLOCKED(unknown waker) | 1@40-45 PREEMPTED | 1@45-100 RUNNING");
+  EXPECT_EQ(s.Links(1), "");
+  EXPECT_EQ(s.counters().wakeups_unknown_source, 1u);
+}
+
+TEST(CriticalPathScenario, WakeUpFromTheIdleTaskIsNotAThread) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    10 cpu0 switch 1 S -> 0
+    40 cpu0 waking 1             # idle context, no interrupt in the trace
+    41 cpu0 switch 0 -> 1
+    end 50
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 1@10-40 BLOCKED(woken from idle) | 1@40-41 PREEMPTED | 1@41-50 RUNNING");
+}
+
+TEST(CriticalPathScenario, ForkExecExit) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1:shell
+    20 cpu0 fork 1 -> 30:shell
+    22 cpu0 switch 1 S -> 30     # the parent waits for its child
+    25 cpu0 exec 30 /bin/ls
+    58 cpu0 exit 30
+    59 cpu0 waking 1             # the child's exit wakes the parent
+    60 cpu0 switch 30 X -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(30), "20 PREEMPTED(new thread)<~1 | 22 RUNNING | 60 NONE");
+  EXPECT_EQ(s.graph().worker(s.Worker(30)).name, "ls");
+  EXPECT_EQ(s.Path(30), "30@20-22 PREEMPTED(new thread) | 30@22-60 RUNNING");
+  EXPECT_EQ(s.Path(1), "1@0-22 RUNNING | 30@22-59 RUNNING | 1@59-60 PREEMPTED | 1@60-100 RUNNING");
+}
+
+TEST(CriticalPathScenario, WalkingBackPastAThreadsBirthFollowsItsParent) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    10 cpu0 switch 1 S -> 0
+    20 cpu1 fork 2 -> 30
+    25 cpu0 switch 0 -> 30
+    50 cpu0 waking 1
+    51 cpu0 switch 30 S -> 1
+    end 100
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 2@10-20 RUNNING | 30@20-25 PREEMPTED(new thread) | 30@25-50 RUNNING | "
+            "1@50-51 PREEMPTED | 1@51-100 RUNNING");
+  EXPECT_EQ(s.Links(1), "2->30@20 fork | 30->1@50 wakeup");
+}
+
+TEST(CriticalPathScenario, TidReusedAfterExitIsANewThread) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    5 cpu0 fork 1 -> 9
+    6 cpu0 switch 1 R -> 9
+    7 cpu0 exit 9
+    8 cpu0 switch 9 X -> 1
+    20 cpu0 fork 1 -> 9
+    21 cpu0 switch 1 R -> 9
+    end 30
+  )");
+  int threads_with_tid_9 = 0;
+  for (graph::WorkerId w = 0; w < s.graph().num_workers(); ++w)
+    threads_with_tid_9 += s.graph().worker(w).tid == 9;
+  EXPECT_EQ(threads_with_tid_9, 2);
+  EXPECT_EQ(s.Timeline(9), "20 PREEMPTED(new thread)<~1 | 21 RUNNING");
+}
+
+TEST(CriticalPathScenario, LostEventsBecomeUnknownNeverInventedCausality) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    5 cpu1 switch 2 S -> 0
+    30 cpu0 lost 12 40
+    50 cpu0 switch 1 S -> 0
+    60 cpu1 switch 0 -> 2        # no wake-up seen for 2: it may be in the lost events
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(1), "0 RUNNING | 30 UNKNOWN(lost events) | 50 BLOCKED");
+  EXPECT_EQ(s.Path(1), "1@0-30 RUNNING | 1@30-50 UNKNOWN(lost events) | 1@50-100 BLOCKED");
+  EXPECT_EQ(s.Path(2), "2@0-5 RUNNING | 2@5-60 UNKNOWN(no wake-up seen) | 2@60-100 RUNNING");
+  EXPECT_EQ(s.Links(2), "");
+  EXPECT_EQ(s.counters().lost_events, 12u);
+  EXPECT_EQ(s.counters().missing_wakeups, 1u);
+}
+
+TEST(CriticalPathScenario, PerfContextFlagsNameTheInterruptKind) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    10 cpu0 switch 1 S -> 0
+    40 cpu0 flags HARDIRQ waking 1
+    45 cpu0 switch 0 -> 1
+    end 50
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 1@10-40 INTERRUPTED(hardirq) | 1@40-45 PREEMPTED | 1@45-50 RUNNING");
+}
+
+TEST(CriticalPathScenario, StatedumpNamesThreadsAndGivesTheirState) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    1 cpu0 statedump 40 sleeper 5
+    1 cpu0 statedump 1 runner 6
+    30 cpu0 waking 40
+    end 50
+  )");
+  EXPECT_EQ(s.graph().worker(s.Worker(40)).name, "sleeper");
+  EXPECT_EQ(s.graph().worker(s.Worker(1)).name, "runner");
+  EXPECT_EQ(s.Path(40), "1@0-30 RUNNING | 40@30-50 PREEMPTED");
+}
+
+}  // namespace
+}  // namespace causeway::testing

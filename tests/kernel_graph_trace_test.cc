@@ -1,0 +1,232 @@
+// The kernel analysis end to end on CTF traces: the real LTTng traces of tests/data, and
+// small traces written with our CTF writer in LTTng's and in perf's layouts.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "analysis/kernel_analysis.h"
+#include "ctf/writer/ctf_writer.h"
+#include "graph/critical_path.h"
+#include "support/kernel_scenario.h"
+#include "support/test_util.h"
+
+namespace causeway {
+namespace {
+
+using ctf::FieldKind;
+using graph::WorkerId;
+
+// Checks the invariants every critical path must keep; returns the number of segments
+// spent on other threads.
+size_t CheckTiling(const graph::ExecutionGraph& g, const graph::CriticalPath& p) {
+  const std::string who = "worker " + std::to_string(p.worker);
+  size_t foreign = 0;
+  if (p.end > p.begin) {
+    EXPECT_FALSE(p.segments.empty()) << who;
+  }
+  int64_t at = p.begin;
+  for (const auto& s : p.segments) {
+    EXPECT_EQ(s.start, at) << who << ": gap or overlap";
+    EXPECT_LT(s.start, s.end) << who << ": empty segment";
+    EXPECT_LT(s.worker, g.num_workers()) << who;
+    if (s.worker >= g.num_workers()) return foreign;
+    // A segment of another thread lies inside that thread's life.
+    EXPECT_GE(s.start, g.worker(s.worker).start()) << who;
+    EXPECT_LE(s.end, g.WorkerEnd(s.worker)) << who;
+    foreign += s.worker != p.worker;
+    at = s.end;
+  }
+  EXPECT_EQ(at, p.end) << who << ": the path does not reach the end of the range";
+  for (const auto& l : p.links) {
+    EXPECT_LT(l.from, g.num_workers()) << who;
+    EXPECT_LT(l.to, g.num_workers()) << who;
+    EXPECT_LE(l.from_ts, l.to_ts) << who;
+  }
+  return foreign;
+}
+
+void CheckEveryThreadTiles(const std::string& trace, size_t* threads, size_t* resolved) {
+  auto a = analysis::AnalyzeKernel({trace});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const graph::ExecutionGraph& g = (*a)->graph;
+  graph::CriticalPathFinder finder(g);
+  graph::CriticalPath p;
+  *threads = 0;
+  *resolved = 0;
+  for (WorkerId w = 0; w < g.num_workers(); ++w) {
+    finder.Compute(w, INT64_MIN, INT64_MAX, &p);
+    EXPECT_EQ(p.begin, g.worker(w).start());
+    EXPECT_EQ(p.end, g.WorkerEnd(w));
+    ++*threads;
+    *resolved += CheckTiling(g, p) > 0;
+    if (::testing::Test::HasFailure()) return;  // one broken path is enough to read
+  }
+}
+
+TEST(KernelGraphTraceTest, ManyThreadsEveryPathTilesItsThreadsLife) {
+  size_t threads = 0, resolved = 0;
+  CheckEveryThreadTiles(std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/many-threads", &threads,
+                        &resolved);
+  // The trace forks 8000 short threads; many wait on another thread.
+  EXPECT_GT(threads, 8000u);
+  EXPECT_GT(resolved, 300u);  // 391 in this trace
+}
+
+TEST(KernelGraphTraceTest, OlderLttngLayoutEveryPathTiles) {
+  // bug446190: LTTng 2.x names before the 2.7 renames (softirq_entry, hrtimer_expire_entry).
+  size_t threads = 0, resolved = 0;
+  CheckEveryThreadTiles(std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/bug446190", &threads,
+                        &resolved);
+  EXPECT_GT(threads, 50u);
+  EXPECT_GT(resolved, 0u);
+}
+
+TEST(KernelGraphTraceTest, UserSpaceTraceAloneIsAClearError) {
+  auto a = analysis::AnalyzeKernel({std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/memory"});
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().ToString().find("No scheduling events"), std::string::npos)
+      << a.status().ToString();
+}
+
+constexpr int64_t kBase = 1'000'000'000'000;  // trace times are kBase + scenario time
+
+// The network scenario of the DSL test, as LTTng 2.8 kernel events written with our writer.
+TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {
+  testing::TempDir tmp;
+  auto write_host = [&](const std::string& host, auto&& body) {
+    ctf::TraceOptions opts;
+    opts.hostname = host;
+    auto w = ctf::CtfWriter::Create(tmp.path() + "/" + host, opts);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ctf::CtfWriter& cw = **w;
+    const uint32_t sw = *cw.AddEventClass(
+        "sched_switch", {{"prev_comm", FieldKind::kCharArray16}, {"prev_tid", FieldKind::kS32},
+                         {"prev_prio", FieldKind::kS32}, {"prev_state", FieldKind::kS64},
+                         {"next_comm", FieldKind::kCharArray16}, {"next_tid", FieldKind::kS32},
+                         {"next_prio", FieldKind::kS32}});
+    const uint32_t waking = *cw.AddEventClass(
+        "sched_waking", {{"comm", FieldKind::kCharArray16}, {"tid", FieldKind::kS32},
+                         {"prio", FieldKind::kS32}, {"target_cpu", FieldKind::kS32}});
+    const uint32_t si_entry = *cw.AddEventClass("irq_softirq_entry", {{"vec", FieldKind::kU32}});
+    const uint32_t si_exit = *cw.AddEventClass("irq_softirq_exit", {{"vec", FieldKind::kU32}});
+    const std::vector<ctf::FieldSpec> tcp = {
+        {"skbaddr", FieldKind::kHex64}, {"saddr", FieldKind::kU32}, {"daddr", FieldKind::kU32},
+        {"sport", FieldKind::kU16},     {"dport", FieldKind::kU16}, {"seq", FieldKind::kU32},
+        {"ack_seq", FieldKind::kU32},   {"flags", FieldKind::kU8}};
+    const uint32_t out = *cw.AddEventClass("inet_sock_local_out", tcp);
+    const uint32_t in = *cw.AddEventClass("inet_sock_local_in", tcp);
+    auto sched_switch = [&](int cpu, int64_t t, int prev, int64_t state, int next) {
+      cw.Begin(cpu, sw, kBase + t)
+          .Chars16(prev ? "p" : "swapper")
+          .S32(prev)
+          .S32(20)
+          .S64(state)
+          .Chars16(next ? "n" : "swapper")
+          .S32(next)
+          .S32(20);
+    };
+    auto wake = [&](int cpu, int64_t t, int tid) {
+      cw.Begin(cpu, waking, kBase + t).Chars16("t").S32(tid).S32(20).S32(cpu);
+    };
+    auto segment = [&](uint32_t cls, int cpu, int64_t t, uint32_t seq, uint32_t ack, uint8_t fl) {
+      cw.Begin(cpu, cls, kBase + t).Hex64(0xffff8800).U32(1).U32(2).U16(3).U16(4).U32(seq).U32(ack).U8(fl);
+    };
+    body(sched_switch, wake, [&](int cpu, int64_t t, uint32_t vec, bool entry) {
+      cw.Begin(cpu, entry ? si_entry : si_exit, kBase + t).U32(vec);
+    }, [&](int cpu, int64_t t, uint32_t s, uint32_t a, uint8_t f) { segment(out, cpu, t, s, a, f); },
+         [&](int cpu, int64_t t, uint32_t s, uint32_t a, uint8_t f) { segment(in, cpu, t, s, a, f); });
+    ASSERT_TRUE(cw.Close().ok());
+  };
+  write_host("client", [](auto sched_switch, auto, auto, auto send, auto) {
+    sched_switch(0, 0, 0, 0, 1);
+    send(0, 30, 100, 1, 0x18);
+    sched_switch(0, 90, 1, 1, 0);
+  });
+  write_host("server", [](auto sched_switch, auto wake, auto softirq, auto, auto recv) {
+    sched_switch(0, 0, 0, 0, 7);
+    sched_switch(0, 5, 7, 1, 0);
+    softirq(0, 32, 3, true);
+    recv(0, 32, 100, 1, 0x18);
+    wake(0, 33, 7);
+    softirq(0, 33, 3, false);
+    sched_switch(0, 35, 0, 0, 7);
+    sched_switch(0, 100, 7, 1, 0);
+  });
+  auto a = analysis::AnalyzeKernel({tmp.path()});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const graph::ExecutionGraph& g = (*a)->graph;
+  ASSERT_EQ(g.hosts().size(), 2u);
+  WorkerId server = graph::kNoWorker;
+  for (WorkerId w = 0; w < g.num_workers(); ++w)
+    if (g.worker(w).tid == 7) server = w;
+  ASSERT_NE(server, graph::kNoWorker);
+  EXPECT_EQ(testing::PathString(g, server, INT64_MIN, INT64_MAX, kBase),
+            "server/7@0-5 RUNNING | client/1@5-30 RUNNING | server/7@30-33 NETWORK(softirq NET_RX) | "
+            "server/7@33-35 PREEMPTED | server/7@35-100 RUNNING");
+  EXPECT_EQ((*a)->counters.packets_matched, 1u);
+}
+
+// perf's `perf data convert --to-ctf` layout: "sched:" names, pid-named fields, the current
+// task in perf_tid and the interrupt context in common_flags.
+TEST(KernelGraphTraceTest, PerfLayoutLockHandOffAndHardIrqWakeUp) {
+  testing::TempDir tmp;
+  ctf::TraceOptions opts;
+  opts.hostname = "perfhost";
+  opts.tracer_name = "perf";
+  auto w = ctf::CtfWriter::Create(tmp.path() + "/ctf", opts);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ctf::CtfWriter& cw = **w;
+  const std::vector<ctf::FieldSpec> common = {
+      {"perf_ip", FieldKind::kHex64},     {"perf_tid", FieldKind::kS32},
+      {"perf_pid", FieldKind::kS32},      {"common_type", FieldKind::kU32},
+      {"common_flags", FieldKind::kU32},  {"common_preempt_count", FieldKind::kU32},
+      {"common_pid", FieldKind::kS32}};
+  auto with = [&](std::vector<ctf::FieldSpec> more) {
+    std::vector<ctf::FieldSpec> f = common;
+    f.insert(f.end(), more.begin(), more.end());
+    return f;
+  };
+  const uint32_t sw = *cw.AddEventClass(
+      "sched:sched_switch", with({{"prev_comm", FieldKind::kString}, {"prev_pid", FieldKind::kS32},
+                                  {"prev_prio", FieldKind::kS32}, {"prev_state", FieldKind::kS64},
+                                  {"next_comm", FieldKind::kString}, {"next_pid", FieldKind::kS32},
+                                  {"next_prio", FieldKind::kS32}}));
+  const uint32_t waking = *cw.AddEventClass(
+      "sched:sched_waking", with({{"comm", FieldKind::kString}, {"pid", FieldKind::kS32},
+                                  {"prio", FieldKind::kS32}, {"target_cpu", FieldKind::kS32}}));
+  auto head = [&](ctf::CtfWriter::EventBuilder& b, int current, uint32_t flags) -> auto& {
+    return b.Hex64(0).S32(current).S32(current).U32(0).U32(flags).U32(0).S32(current);
+  };
+  auto sched_switch = [&](int cpu, int64_t t, int prev, int64_t state, int next) {
+    auto b = cw.Begin(cpu, sw, kBase + t);
+    head(b, prev, 0).String("p").S32(prev).S32(120).S64(state).String("n").S32(next).S32(120);
+  };
+  auto wake = [&](int cpu, int64_t t, int current, uint32_t flags, int tid) {
+    auto b = cw.Begin(cpu, waking, kBase + t);
+    head(b, current, flags).String("t").S32(tid).S32(120).S32(cpu);
+  };
+  sched_switch(0, 0, 0, 0, 1);
+  sched_switch(1, 0, 0, 0, 2);
+  sched_switch(0, 10, 1, 1, 0);  // 1 blocks on a lock 2 holds
+  wake(1, 50, 2, 0, 1);          // 2 releases it
+  sched_switch(0, 55, 0, 0, 1);
+  sched_switch(0, 60, 1, 1, 0);  // 1 sleeps...
+  wake(0, 80, 0, 0x08, 1);       // ...until a hard IRQ (perf: common_flags has HARDIRQ)
+  sched_switch(0, 82, 0, 0, 1);
+  sched_switch(1, 100, 2, 1, 0);
+  ASSERT_TRUE(cw.Close().ok());
+
+  auto a = analysis::AnalyzeKernel({tmp.path()});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const graph::ExecutionGraph& g = (*a)->graph;
+  WorkerId t1 = graph::kNoWorker;
+  for (WorkerId x = 0; x < g.num_workers(); ++x)
+    if (g.worker(x).tid == 1) t1 = x;
+  ASSERT_NE(t1, graph::kNoWorker);
+  EXPECT_EQ(testing::PathString(g, t1, INT64_MIN, INT64_MAX, kBase),
+            "1@0-10 RUNNING | 2@10-50 RUNNING | 1@50-55 PREEMPTED | 1@55-60 RUNNING | "
+            "1@60-80 INTERRUPTED(hardirq) | 1@80-82 PREEMPTED | 1@82-100 RUNNING");
+}
+
+}  // namespace
+}  // namespace causeway
