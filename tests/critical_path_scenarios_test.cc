@@ -60,7 +60,8 @@ TEST(CriticalPathScenario, TimerWakeUpIsLabelledTimer) {
     61 cpu1 softirq_exit 1
     end 100
   )");
-  EXPECT_EQ(s.Path(1), "1@0-10 RUNNING | 1@10-40 TIMER(hrtimer) | 1@40-42 PREEMPTED | 1@42-100 RUNNING");
+  EXPECT_EQ(s.Path(1),
+            "1@0-10 RUNNING | 1@10-40 TIMER(hrtimer) | 1@40-42 PREEMPTED | 1@42-100 RUNNING");
   EXPECT_EQ(s.Path(2), "2@0-10 RUNNING | 2@10-60 TIMER(softirq TIMER) | 2@60-100 PREEMPTED");
   EXPECT_EQ(s.Links(1), "");
 }
@@ -76,8 +77,9 @@ TEST(CriticalPathScenario, DiskCompletionWakeUpIsLabelledBlockDevice) {
     73 cpu0 switch 0 -> 1
     end 100
   )");
-  EXPECT_EQ(s.Path(1),
-            "1@0-10 RUNNING | 1@10-71 BLOCK_DEVICE(disk 8:0) | 1@71-73 PREEMPTED | 1@73-100 RUNNING");
+  EXPECT_EQ(
+      s.Path(1),
+      "1@0-10 RUNNING | 1@10-71 BLOCK_DEVICE(disk 8:0) | 1@71-73 PREEMPTED | 1@73-100 RUNNING");
 }
 
 TEST(CriticalPathScenario, NetworkWakeUpOnLoopbackFollowsTheSender) {
@@ -94,9 +96,10 @@ TEST(CriticalPathScenario, NetworkWakeUpOnLoopbackFollowsTheSender) {
     end 100
   )");
   EXPECT_EQ(s.Timeline(2), "0 RUNNING | 5 NETWORK(softirq NET_RX) | 32 PREEMPTED<=1 | 34 RUNNING");
-  EXPECT_EQ(s.Path(2),
-            "2@0-5 RUNNING | 1@5-30 RUNNING | 2@30-32 NETWORK(softirq NET_RX) | 2@32-34 PREEMPTED | "
-            "2@34-100 RUNNING");
+  EXPECT_EQ(
+      s.Path(2),
+      "2@0-5 RUNNING | 1@5-30 RUNNING | 2@30-32 NETWORK(softirq NET_RX) | 2@32-34 PREEMPTED | "
+      "2@34-100 RUNNING");
   EXPECT_EQ(s.Links(2), "1->2@32 network");
   EXPECT_EQ(s.counters().packets_matched, 1u);
 }
@@ -162,10 +165,12 @@ TEST(CriticalPathScenario, NestedInterruptsLabelByTheInnermostContext) {
     46 cpu0 switch 0 -> 1
     end 100
   )");
-  EXPECT_EQ(s.Path(1),
-            "1@0-10 RUNNING | 1@10-42 INTERRUPTED(irq 14 ahci) | 1@42-46 PREEMPTED | 1@46-100 RUNNING");
-  EXPECT_EQ(s.Timeline(3),
-            "0 UNKNOWN(before first event) | 10 RUNNING | 20 NETWORK(softirq NET_RX) | 44 PREEMPTED");
+  EXPECT_EQ(
+      s.Path(1),
+      "1@0-10 RUNNING | 1@10-42 INTERRUPTED(irq 14 ahci) | 1@42-46 PREEMPTED | 1@46-100 RUNNING");
+  EXPECT_EQ(
+      s.Timeline(3),
+      "0 UNKNOWN(before first event) | 10 RUNNING | 20 NETWORK(softirq NET_RX) | 44 PREEMPTED");
   EXPECT_EQ(s.counters().interrupt_mismatches, 0u);
 }
 
@@ -179,8 +184,9 @@ TEST(CriticalPathScenario, InterProcessorInterruptWakeUp) {
     32 cpu0 switch 0 -> 1
     end 50
   )");
-  EXPECT_EQ(s.Path(1),
-            "1@0-10 RUNNING | 1@10-30 IPI(ipi call_function) | 1@30-32 PREEMPTED | 1@32-50 RUNNING");
+  EXPECT_EQ(
+      s.Path(1),
+      "1@0-10 RUNNING | 1@10-30 IPI(ipi call_function) | 1@30-32 PREEMPTED | 1@32-50 RUNNING");
 }
 
 TEST(CriticalPathScenario, WakeUpOfARunnableThreadChangesNothing) {
@@ -230,8 +236,9 @@ TEST(CriticalPathScenario, WakeUpFromAnUnknownSourceStaysBlocked) {
     45 cpu0 switch 0 -> 1
     end 100
   )");
-  EXPECT_EQ(s.Path(1),
-            "1@0-10 RUNNING | 1@10-40 BLOCKED(unknown waker) | 1@40-45 PREEMPTED | 1@45-100 RUNNING");
+  EXPECT_EQ(
+      s.Path(1),
+      "1@0-10 RUNNING | 1@10-40 BLOCKED(unknown waker) | 1@40-45 PREEMPTED | 1@45-100 RUNNING");
   EXPECT_EQ(s.Links(1), "");
   EXPECT_EQ(s.counters().wakeups_unknown_source, 1u);
 }
@@ -244,8 +251,9 @@ TEST(CriticalPathScenario, WakeUpFromTheIdleTaskIsNotAThread) {
     41 cpu0 switch 0 -> 1
     end 50
   )");
-  EXPECT_EQ(s.Path(1),
-            "1@0-10 RUNNING | 1@10-40 BLOCKED(woken from idle) | 1@40-41 PREEMPTED | 1@41-50 RUNNING");
+  EXPECT_EQ(
+      s.Path(1),
+      "1@0-10 RUNNING | 1@10-40 BLOCKED(woken from idle) | 1@40-41 PREEMPTED | 1@41-50 RUNNING");
 }
 
 TEST(CriticalPathScenario, ForkExecExit) {
@@ -276,9 +284,10 @@ TEST(CriticalPathScenario, WalkingBackPastAThreadsBirthFollowsItsParent) {
     51 cpu0 switch 30 S -> 1
     end 100
   )");
-  EXPECT_EQ(s.Path(1),
-            "1@0-10 RUNNING | 2@10-20 RUNNING | 30@20-25 PREEMPTED(new thread) | 30@25-50 RUNNING | "
-            "1@50-51 PREEMPTED | 1@51-100 RUNNING");
+  EXPECT_EQ(
+      s.Path(1),
+      "1@0-10 RUNNING | 2@10-20 RUNNING | 30@20-25 PREEMPTED(new thread) | 30@25-50 RUNNING | "
+      "1@50-51 PREEMPTED | 1@51-100 RUNNING");
   EXPECT_EQ(s.Links(1), "2->30@20 fork | 30->1@50 wakeup");
 }
 
@@ -341,6 +350,27 @@ TEST(CriticalPathScenario, StatedumpNamesThreadsAndGivesTheirState) {
   EXPECT_EQ(s.graph().worker(s.Worker(40)).name, "sleeper");
   EXPECT_EQ(s.graph().worker(s.Worker(1)).name, "runner");
   EXPECT_EQ(s.Path(40), "1@0-30 RUNNING | 40@30-50 PREEMPTED");
+}
+
+}  // namespace
+}  // namespace causeway::testing
+
+namespace causeway::testing {
+namespace {
+
+TEST(CriticalPathScenario, InterruptEntryWithoutExitIsForgottenAtTheNextSwitch) {
+  KernelScenario s(R"(
+    0 cpu0 hrtimer_entry         # the recording began inside it; its exit is missing
+    5 cpu0 switch 0 -> 1
+    5 cpu1 switch 0 -> 2
+    10 cpu1 switch 2 S -> 0
+    20 cpu0 waking 2             # task context again: 1 wakes 2, no timer involved
+    end 30
+  )");
+  EXPECT_EQ(
+      s.Path(2),
+      "2@0-5 UNKNOWN(before first event) | 2@5-10 RUNNING | 1@10-20 RUNNING | 2@20-30 PREEMPTED");
+  EXPECT_EQ(s.counters().interrupt_mismatches, 1u);
 }
 
 }  // namespace

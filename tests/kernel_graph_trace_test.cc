@@ -99,14 +99,17 @@ TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {
     auto w = ctf::CtfWriter::Create(tmp.path() + "/" + host, opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     ctf::CtfWriter& cw = **w;
-    const uint32_t sw = *cw.AddEventClass(
-        "sched_switch", {{"prev_comm", FieldKind::kCharArray16}, {"prev_tid", FieldKind::kS32},
-                         {"prev_prio", FieldKind::kS32}, {"prev_state", FieldKind::kS64},
-                         {"next_comm", FieldKind::kCharArray16}, {"next_tid", FieldKind::kS32},
-                         {"next_prio", FieldKind::kS32}});
-    const uint32_t waking = *cw.AddEventClass(
-        "sched_waking", {{"comm", FieldKind::kCharArray16}, {"tid", FieldKind::kS32},
-                         {"prio", FieldKind::kS32}, {"target_cpu", FieldKind::kS32}});
+    const uint32_t sw = *cw.AddEventClass("sched_switch", {{"prev_comm", FieldKind::kCharArray16},
+                                                           {"prev_tid", FieldKind::kS32},
+                                                           {"prev_prio", FieldKind::kS32},
+                                                           {"prev_state", FieldKind::kS64},
+                                                           {"next_comm", FieldKind::kCharArray16},
+                                                           {"next_tid", FieldKind::kS32},
+                                                           {"next_prio", FieldKind::kS32}});
+    const uint32_t waking = *cw.AddEventClass("sched_waking", {{"comm", FieldKind::kCharArray16},
+                                                               {"tid", FieldKind::kS32},
+                                                               {"prio", FieldKind::kS32},
+                                                               {"target_cpu", FieldKind::kS32}});
     const uint32_t si_entry = *cw.AddEventClass("irq_softirq_entry", {{"vec", FieldKind::kU32}});
     const uint32_t si_exit = *cw.AddEventClass("irq_softirq_exit", {{"vec", FieldKind::kU32}});
     const std::vector<ctf::FieldSpec> tcp = {
@@ -129,12 +132,27 @@ TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {
       cw.Begin(cpu, waking, kBase + t).Chars16("t").S32(tid).S32(20).S32(cpu);
     };
     auto segment = [&](uint32_t cls, int cpu, int64_t t, uint32_t seq, uint32_t ack, uint8_t fl) {
-      cw.Begin(cpu, cls, kBase + t).Hex64(0xffff8800).U32(1).U32(2).U16(3).U16(4).U32(seq).U32(ack).U8(fl);
+      cw.Begin(cpu, cls, kBase + t)
+          .Hex64(0xffff8800)
+          .U32(1)
+          .U32(2)
+          .U16(3)
+          .U16(4)
+          .U32(seq)
+          .U32(ack)
+          .U8(fl);
     };
-    body(sched_switch, wake, [&](int cpu, int64_t t, uint32_t vec, bool entry) {
-      cw.Begin(cpu, entry ? si_entry : si_exit, kBase + t).U32(vec);
-    }, [&](int cpu, int64_t t, uint32_t s, uint32_t a, uint8_t f) { segment(out, cpu, t, s, a, f); },
-         [&](int cpu, int64_t t, uint32_t s, uint32_t a, uint8_t f) { segment(in, cpu, t, s, a, f); });
+    body(
+        sched_switch, wake,
+        [&](int cpu, int64_t t, uint32_t vec, bool entry) {
+          cw.Begin(cpu, entry ? si_entry : si_exit, kBase + t).U32(vec);
+        },
+        [&](int cpu, int64_t t, uint32_t s, uint32_t a, uint8_t f) {
+          segment(out, cpu, t, s, a, f);
+        },
+        [&](int cpu, int64_t t, uint32_t s, uint32_t a, uint8_t f) {
+          segment(in, cpu, t, s, a, f);
+        });
     ASSERT_TRUE(cw.Close().ok());
   };
   write_host("client", [](auto sched_switch, auto, auto, auto send, auto) {
@@ -160,9 +178,10 @@ TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {
   for (WorkerId w = 0; w < g.num_workers(); ++w)
     if (g.worker(w).tid == 7) server = w;
   ASSERT_NE(server, graph::kNoWorker);
-  EXPECT_EQ(testing::PathString(g, server, INT64_MIN, INT64_MAX, kBase),
-            "server/7@0-5 RUNNING | client/1@5-30 RUNNING | server/7@30-33 NETWORK(softirq NET_RX) | "
-            "server/7@33-35 PREEMPTED | server/7@35-100 RUNNING");
+  EXPECT_EQ(
+      testing::PathString(g, server, INT64_MIN, INT64_MAX, kBase),
+      "server/7@0-5 RUNNING | client/1@5-30 RUNNING | server/7@30-33 NETWORK(softirq NET_RX) | "
+      "server/7@33-35 PREEMPTED | server/7@35-100 RUNNING");
   EXPECT_EQ((*a)->counters.packets_matched, 1u);
 }
 
@@ -177,24 +196,29 @@ TEST(KernelGraphTraceTest, PerfLayoutLockHandOffAndHardIrqWakeUp) {
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   ctf::CtfWriter& cw = **w;
   const std::vector<ctf::FieldSpec> common = {
-      {"perf_ip", FieldKind::kHex64},     {"perf_tid", FieldKind::kS32},
-      {"perf_pid", FieldKind::kS32},      {"common_type", FieldKind::kU32},
-      {"common_flags", FieldKind::kU32},  {"common_preempt_count", FieldKind::kU32},
+      {"perf_ip", FieldKind::kHex64},    {"perf_tid", FieldKind::kS32},
+      {"perf_pid", FieldKind::kS32},     {"common_type", FieldKind::kU32},
+      {"common_flags", FieldKind::kU32}, {"common_preempt_count", FieldKind::kU32},
       {"common_pid", FieldKind::kS32}};
   auto with = [&](std::vector<ctf::FieldSpec> more) {
     std::vector<ctf::FieldSpec> f = common;
     f.insert(f.end(), more.begin(), more.end());
     return f;
   };
-  const uint32_t sw = *cw.AddEventClass(
-      "sched:sched_switch", with({{"prev_comm", FieldKind::kString}, {"prev_pid", FieldKind::kS32},
-                                  {"prev_prio", FieldKind::kS32}, {"prev_state", FieldKind::kS64},
-                                  {"next_comm", FieldKind::kString}, {"next_pid", FieldKind::kS32},
-                                  {"next_prio", FieldKind::kS32}}));
-  const uint32_t waking = *cw.AddEventClass(
-      "sched:sched_waking", with({{"comm", FieldKind::kString}, {"pid", FieldKind::kS32},
-                                  {"prio", FieldKind::kS32}, {"target_cpu", FieldKind::kS32}}));
-  auto head = [&](ctf::CtfWriter::EventBuilder& b, int current, uint32_t flags) -> auto& {
+  const uint32_t sw =
+      *cw.AddEventClass("sched:sched_switch", with({{"prev_comm", FieldKind::kString},
+                                                    {"prev_pid", FieldKind::kS32},
+                                                    {"prev_prio", FieldKind::kS32},
+                                                    {"prev_state", FieldKind::kS64},
+                                                    {"next_comm", FieldKind::kString},
+                                                    {"next_pid", FieldKind::kS32},
+                                                    {"next_prio", FieldKind::kS32}}));
+  const uint32_t waking =
+      *cw.AddEventClass("sched:sched_waking", with({{"comm", FieldKind::kString},
+                                                    {"pid", FieldKind::kS32},
+                                                    {"prio", FieldKind::kS32},
+                                                    {"target_cpu", FieldKind::kS32}}));
+  auto head = [&](ctf::CtfWriter::EventBuilder & b, int current, uint32_t flags) -> auto& {
     return b.Hex64(0).S32(current).S32(current).U32(0).U32(flags).U32(0).S32(current);
   };
   auto sched_switch = [&](int cpu, int64_t t, int prev, int64_t state, int next) {

@@ -26,12 +26,14 @@ int RunCritpath(const CritpathOptions& o) {
   int64_t begin = INT64_MIN, end = INT64_MAX;
   if (!o.begin.empty()) {
     auto t = ParseTimeArg(o.begin);
-    if (!t.ok()) return fmt::print(stderr, "causeway critpath: --begin: {}\n", t.status().ToString()), 2;
+    if (!t.ok())
+      return fmt::print(stderr, "causeway critpath: --begin: {}\n", t.status().ToString()), 2;
     begin = static_cast<int64_t>(*t);
   }
   if (!o.end.empty()) {
     auto t = ParseTimeArg(o.end);
-    if (!t.ok()) return fmt::print(stderr, "causeway critpath: --end: {}\n", t.status().ToString()), 2;
+    if (!t.ok())
+      return fmt::print(stderr, "causeway critpath: --end: {}\n", t.status().ToString()), 2;
     end = static_cast<int64_t>(*t);
   }
   if (begin > end) return fmt::print(stderr, "causeway critpath: --begin is after --end\n"), 2;
@@ -112,7 +114,8 @@ Runner RegisterCritpath(CLI::App& app) {
                   "Trace directories (a directory holding `metadata`, or a parent of several)")
       ->required();
   cmd->add_option("--tid", o->tid, "Thread id (as the kernel numbers it)")->required();
-  cmd->add_option("--host", o->host, "Host name (trace env hostname) when several hosts have the tid");
+  cmd->add_option("--host", o->host,
+                  "Host name (trace env hostname) when several hosts have the tid");
   cmd->add_option("--begin", o->begin,
                   "Start of the range (ns, or seconds.fraction, from the clock origin)");
   cmd->add_option("--end", o->end, "End of the range (same units as --begin)");

@@ -41,9 +41,8 @@ int RunThreads(const ThreadsOptions& o) {
       if (graph::StateNameLower(static_cast<graph::State>(s)) == o.sort)
         key = static_cast<graph::State>(s);
     const int k = static_cast<int>(key);
-    std::stable_sort(rows.begin(), rows.end(), [k](const auto& x, const auto& y) {
-      return x.by_state[k] > y.by_state[k];
-    });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [k](const auto& x, const auto& y) { return x.by_state[k] > y.by_state[k]; });
   }
   const size_t total_threads = rows.size();
   if (o.limit && rows.size() > o.limit) rows.resize(o.limit);
@@ -81,11 +80,12 @@ int RunThreads(const ThreadsOptions& o) {
     return 0;
   }
   std::fputs(report::ThreadTimesText(g, rows).c_str(), stdout);
-  fmt::print("\n{} threads{} on {} host(s), {} to {} ({}); {} wake-ups, {} of {} TCP segments "
-             "matched\n",
-             total_threads, rows.size() < total_threads ? fmt::format(" ({} shown)", rows.size()) : "",
-             g.hosts().size(), report::FormatTimestamp(a.begin), report::FormatTimestamp(a.end),
-             report::FormatDuration(a.end - a.begin), c.wakeups, c.packets_matched, c.packets_sent);
+  fmt::print(
+      "\n{} threads{} on {} host(s), {} to {} ({}); {} wake-ups, {} of {} TCP segments "
+      "matched\n",
+      total_threads, rows.size() < total_threads ? fmt::format(" ({} shown)", rows.size()) : "",
+      g.hosts().size(), report::FormatTimestamp(a.begin), report::FormatTimestamp(a.end),
+      report::FormatDuration(a.end - a.begin), c.wakeups, c.packets_matched, c.packets_sent);
   const std::string note = RepairNote(a);
   if (!note.empty()) std::fputs(note.c_str(), stdout);
   return 0;
@@ -110,7 +110,8 @@ Runner RegisterThreads(CLI::App& app) {
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  cmd->add_option("--sort", o->sort, "Order: a state (running, preempted, blocked, ...), tid, start")
+  cmd->add_option("--sort", o->sort,
+                  "Order: a state (running, preempted, blocked, ...), tid, start")
       ->check(CLI::IsMember({"running", "preempted", "blocked", "interrupted", "timer", "network",
                              "block_device", "ipi", "unknown", "tid", "start"}))
       ->capture_default_str();

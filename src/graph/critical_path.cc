@@ -98,8 +98,8 @@ void CriticalPathFinder::Follow(const InLink& link, WorkerId target, StringId ta
   } else {
     out->links.push_back(PathLink{src, target, from_ts, wake_ts, link.kind()});
   }
-  stack_.push_back(Frame{src, static_cast<int64_t>(fv), from_ts, start, true,
-                         g_.worker(src).in.size()});
+  stack_.push_back(
+      Frame{src, static_cast<int64_t>(fv), from_ts, start, true, g_.worker(src).in.size()});
 }
 
 void CriticalPathFinder::Resolve(const InLink& link, WorkerId target, StringId target_qual,
@@ -162,10 +162,9 @@ PathSummary Summarize(const CriticalPath& path) {
     t.total += d;
     t.by_state[st] += d;
   }
-  std::stable_sort(s.by_thread.begin(), s.by_thread.end(),
-                   [](const PathSummary::Thread& a, const PathSummary::Thread& b) {
-                     return a.total > b.total;
-                   });
+  std::stable_sort(
+      s.by_thread.begin(), s.by_thread.end(),
+      [](const PathSummary::Thread& a, const PathSummary::Thread& b) { return a.total > b.total; });
   return s;
 }
 

@@ -82,8 +82,7 @@ class CriticalPathFinder {
   void Follow(const InLink& link, WorkerId target, StringId target_qual, int64_t wake_ts,
               int64_t start, CriticalPath* out);
   void EmitReverse(WorkerId w, State s, StringId q, int64_t start, int64_t end);
-  static void Emit(CriticalPath* out, WorkerId w, State s, StringId q, int64_t start,
-                   int64_t end);
+  static void Emit(CriticalPath* out, WorkerId w, State s, StringId q, int64_t start, int64_t end);
 
   const ExecutionGraph& g_;
   std::vector<Frame> stack_;

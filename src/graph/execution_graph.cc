@@ -6,11 +6,11 @@ namespace causeway::graph {
 
 namespace {
 constexpr std::string_view kStateNames[kNumStates] = {
-    "RUNNING", "PREEMPTED",    "BLOCKED",    "INTERRUPTED", "TIMER", "NETWORK",
-    "BLOCK_DEVICE", "USER_INPUT", "IPI", "UNKNOWN", "NONE"};
+    "RUNNING",      "PREEMPTED",  "BLOCKED", "INTERRUPTED", "TIMER", "NETWORK",
+    "BLOCK_DEVICE", "USER_INPUT", "IPI",     "UNKNOWN",     "NONE"};
 constexpr std::string_view kStateNamesLower[kNumStates] = {
-    "running", "preempted",    "blocked",    "interrupted", "timer", "network",
-    "block_device", "user_input", "ipi", "unknown", "none"};
+    "running",      "preempted",  "blocked", "interrupted", "timer", "network",
+    "block_device", "user_input", "ipi",     "unknown",     "none"};
 
 uint32_t Pack(State s, StringId q) { return static_cast<uint32_t>(s) | (q << 8); }
 }  // namespace
@@ -87,8 +87,7 @@ uint32_t ExecutionGraph::AddVertex(WorkerId id, int64_t ts, State s, StringId q)
 void ExecutionGraph::AddLinkedVertex(WorkerId id, int64_t ts, State s, WorkerId from,
                                      uint32_t from_vertex, LinkKind kind) {
   const uint32_t v = AddVertex(id, ts, s);
-  workers_[id].in.push_back(
-      InLink{v, from, (from_vertex << 2) | static_cast<uint32_t>(kind)});
+  workers_[id].in.push_back(InLink{v, from, (from_vertex << 2) | static_cast<uint32_t>(kind)});
 }
 
 void ExecutionGraph::RelabelOpen(WorkerId id, State s, StringId q) {

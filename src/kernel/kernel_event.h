@@ -10,14 +10,14 @@ namespace causeway::kernel {
 
 enum class Kind : uint8_t {
   kNone,
-  kSwitch,      // tid = prev, tid2 = next, value = prev_state, name = prev_comm, name2 = next_comm
-  kWakeup,      // tid = target (sched_waking, or sched_wakeup when there is no waking)
-  kWakeupNew,   // tid = new task
-  kFork,        // tid = parent, tid2 = child, name = child comm
-  kExec,        // tid, name = filename
-  kExit,        // tid (it runs until its last sched_switch)
-  kStatedump,   // tid, name, value = LTTng status (5 = wait, 2 = wait for cpu, 6 = run)
-  kIrqEntry,    // value = irq, name
+  kSwitch,     // tid = prev, tid2 = next, value = prev_state, name = prev_comm, name2 = next_comm
+  kWakeup,     // tid = target (sched_waking, or sched_wakeup when there is no waking)
+  kWakeupNew,  // tid = new task
+  kFork,       // tid = parent, tid2 = child, name = child comm
+  kExec,       // tid, name = filename
+  kExit,       // tid (it runs until its last sched_switch)
+  kStatedump,  // tid, name, value = LTTng status (5 = wait, 2 = wait for cpu, 6 = run)
+  kIrqEntry,   // value = irq, name
   kIrqExit,
   kSoftirqEntry,  // value = vector
   kSoftirqExit,

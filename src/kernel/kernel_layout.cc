@@ -25,7 +25,8 @@ Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
     *is_waking = true;
     return Kind::kWakeup;
   }
-  if (name == "sched_wakeup" || name == "sched_ttwu") return has_waking ? Kind::kNone : Kind::kWakeup;
+  if (name == "sched_wakeup" || name == "sched_ttwu")
+    return has_waking ? Kind::kNone : Kind::kWakeup;
   if (name == "sched_wakeup_new") return Kind::kWakeupNew;
   if (name == "sched_process_fork") return Kind::kFork;
   if (name == "sched_process_exec") return Kind::kExec;
@@ -37,8 +38,7 @@ Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
   if (name == "softirq_exit" || name == "irq_softirq_exit") return Kind::kSoftirqExit;
   if (name == "hrtimer_expire_entry" || name == "timer_hrtimer_expire_entry")
     return Kind::kTimerEntry;
-  if (name == "hrtimer_expire_exit" || name == "timer_hrtimer_expire_exit")
-    return Kind::kTimerExit;
+  if (name == "hrtimer_expire_exit" || name == "timer_hrtimer_expire_exit") return Kind::kTimerExit;
   if (StartsWith(name, "x86_irq_vectors_")) {
     // The local timer interrupt runs expired hrtimers; the others are IPIs or device
     // vectors, all named by the vector.
@@ -63,7 +63,8 @@ const PlanNode* FindField(const ctf::EventPlan& plan, std::initializer_list<std:
       const bool is_context = f.node->loc.scope != Scope::kEventPayload;
       if (is_context != context) continue;
       const std::string_view fn = f.name;
-      if (fn == n || (EndsWith(fn, n) && fn.size() > n.size() && fn[fn.size() - n.size() - 1] == '.')) {
+      if (fn == n ||
+          (EndsWith(fn, n) && fn.size() > n.size() && fn[fn.size() - n.size() - 1] == '.')) {
         if (seen++ == skip) return f.node;
       }
     }
@@ -206,7 +207,8 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->value = integer(c.value, 0);
   if (c.name.a) out->name = text(c.name);
   if (c.name2.a) out->name2 = text(c.name2);
-  if (c.current_tid.a || c.current_tid.b) out->current_tid = static_cast<int32_t>(integer(c.current_tid, -1));
+  if (c.current_tid.a || c.current_tid.b)
+    out->current_tid = static_cast<int32_t>(integer(c.current_tid, -1));
   if (c.flags.a) {
     out->has_context_flags = true;
     out->context_flags = static_cast<uint32_t>(unsigned_(c.flags));

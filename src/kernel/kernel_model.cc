@@ -20,7 +20,7 @@ constexpr int32_t kDenseTids = 1 << 22;
 // receiver is not traced, and keeping it would make memory grow with the trace.
 constexpr int64_t kPacketExpiryNs = 10'000'000'000;
 
-constexpr const char* kSoftirqNames[10] = {"HI",    "TIMER",   "NET_TX", "NET_RX", "BLOCK",
+constexpr const char* kSoftirqNames[10] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
                                            "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
 
 std::string_view Basename(std::string_view path) {
@@ -122,6 +122,18 @@ void KernelModel::Process(const KernelEvent& e) {
   // perf says which task was current; use it while the model does not know.
   if (c && e.current_tid >= 0 && c->current == kUnknownTid && e.kind != Kind::kSwitch)
     c->current = e.current_tid;
+  // An interrupt entry whose exit is not in the trace (recording started or stopped inside
+  // it, lost events) would label every later wake-up on that CPU. The scheduler never runs
+  // in interrupt context, and perf's flags say when an event is in task context: either
+  // proves the stack empty.
+  if (c && c->depth > 0 &&
+      (e.kind == Kind::kSwitch ||
+       (e.has_context_flags && !(e.context_flags & (kFlagHardirq | kFlagSoftirq)) &&
+        e.kind != Kind::kIrqEntry && e.kind != Kind::kSoftirqEntry && e.kind != Kind::kTimerEntry &&
+        e.kind != Kind::kIpiEntry))) {
+    ++counters_.interrupt_mismatches;
+    c->depth = 0;
+  }
 
   switch (e.kind) {
     case Kind::kSwitch:
@@ -184,9 +196,10 @@ void KernelModel::Process(const KernelEvent& e) {
         if (it == h.dev_quals.end()) {
           // dev_t as the kernel keeps it: major in the high 12 bits, minor in the low 20.
           const uint64_t dev = static_cast<uint64_t>(e.value);
-          it = h.dev_quals
-                   .emplace(e.value, g_->Intern(fmt::format("disk {}:{}", dev >> 20, dev & 0xfffff)))
-                   .first;
+          it =
+              h.dev_quals
+                  .emplace(e.value, g_->Intern(fmt::format("disk {}:{}", dev >> 20, dev & 0xfffff)))
+                  .first;
         }
         f->block = true;
         f->block_qual = it->second;
@@ -428,8 +441,8 @@ void KernelModel::Pop(Cpu* c, Ctx type) {
 StringId KernelModel::IrqQual(Host& h, int64_t irq, std::string_view name) {
   auto it = h.irq_quals.find(irq);
   if (it != h.irq_quals.end()) return it->second;
-  const StringId q = g_->Intern(name.empty() ? fmt::format("irq {}", irq)
-                                             : fmt::format("irq {} {}", irq, name));
+  const StringId q =
+      g_->Intern(name.empty() ? fmt::format("irq {}", irq) : fmt::format("irq {} {}", irq, name));
   h.irq_quals.emplace(irq, q);
   return q;
 }
@@ -501,8 +514,6 @@ void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   c->depth = 0;
 }
 
-void KernelModel::Finish(int64_t end) {
-  g_->set_end(end > 0 ? end : last_ts_);
-}
+void KernelModel::Finish(int64_t end) { g_->set_end(end > 0 ? end : last_ts_); }
 
 }  // namespace causeway::kernel

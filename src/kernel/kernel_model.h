@@ -35,7 +35,7 @@ struct ModelCounters {
   uint64_t events = 0;  // events that reached the model (kNone excluded)
   uint64_t switches = 0;
   uint64_t wakeups = 0;
-  uint64_t wakeups_of_runnable = 0;   // target already runnable or running: no change
+  uint64_t wakeups_of_runnable = 0;     // target already runnable or running: no change
   uint64_t wakeups_unknown_source = 0;  // task context, but the CPU's task is unknown
   uint64_t forks = 0;
   uint64_t exits = 0;
@@ -151,8 +151,8 @@ class KernelModel {
   size_t packet_fifo_head_ = 0;
   int64_t last_ts_ = 0;
   ModelCounters counters_;
-  graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_,
-      q_hardirq_, q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_;
+  graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_, q_hardirq_,
+      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_;
   graph::StringId softirq_quals_[10] = {};
 };
 

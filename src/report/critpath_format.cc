@@ -119,7 +119,8 @@ std::string CriticalPathText(const ExecutionGraph& g, const graph::CriticalPath&
   return out;
 }
 
-nlohmann::json ThreadTimesJson(const ExecutionGraph& g, const std::vector<graph::ThreadTimes>& rows) {
+nlohmann::json ThreadTimesJson(const ExecutionGraph& g,
+                               const std::vector<graph::ThreadTimes>& rows) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& r : rows) {
     nlohmann::json x = ThreadJson(g, r.worker);

@@ -9,8 +9,8 @@
 
 namespace causeway::testing {
 
-using kernel::Kind;
 using kernel::KernelEvent;
+using kernel::Kind;
 
 namespace {
 
@@ -238,7 +238,8 @@ std::string KernelScenario::Links(int tid, int64_t begin, int64_t end,
   std::string out;
   for (const auto& l : p.links) {
     if (!out.empty()) out += " | ";
-    out += fmt::format("{}->{}@{} {}", Who(l.from), Who(l.to), l.to_ts, graph::LinkKindName(l.kind));
+    out +=
+        fmt::format("{}->{}@{} {}", Who(l.from), Who(l.to), l.to_ts, graph::LinkKindName(l.kind));
   }
   return out;
 }

@@ -30,8 +30,8 @@ namespace causeway::testing {
 // "tid@start-end STATE[(qualifier)]" per segment of w's critical path, " | " between them,
 // times relative to `origin`; tids of other hosts are written host/tid when the graph has
 // several hosts.
-std::string PathString(const graph::ExecutionGraph& g, graph::WorkerId w,
-                       int64_t begin = INT64_MIN, int64_t end = INT64_MAX, int64_t origin = 0);
+std::string PathString(const graph::ExecutionGraph& g, graph::WorkerId w, int64_t begin = INT64_MIN,
+                       int64_t end = INT64_MAX, int64_t origin = 0);
 
 class KernelScenario {
  public:

@@ -1,0 +1,103 @@
+// `causeway threads` and `causeway critpath` on a real LTTng kernel trace: output shapes,
+// the numbers they report agree with each other, and errors are clear.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/test_util.h"
+
+namespace causeway::testing {
+namespace {
+
+CommandResult Cli(const std::string& args, std::string* err) {
+  TempDir tmp;
+  const std::string err_path = tmp.path() + "/err";
+  CommandResult r = RunCommand(std::string(CAUSEWAY_CLI) + " " + args, err_path);
+  *err = RunCommand("cat '" + err_path + "'").out;
+  return r;
+}
+
+TEST(CliKernelCommandsTest, ThreadsJsonListsEveryThreadWithItsStates) {
+  std::string err;
+  const CommandResult r = Cli("threads '" + TestTrace("lttng/many-threads") + "' --format json", &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["hosts"], nlohmann::json::array({"wilbrod"}));
+  ASSERT_GT(j["threads"].size(), 8000u);
+  EXPECT_EQ(j["counters"]["switches"], 28325);  // every sched_switch of the trace
+  EXPECT_EQ(j["counters"]["forks"], 8003);
+  // A thread's states add up to its life.
+  for (const auto& t : j["threads"]) {
+    int64_t sum = 0;
+    for (const auto& [state, ns] : t["by_state"].items()) sum += ns.get<int64_t>();
+    ASSERT_EQ(sum, t["end_ns"].get<int64_t>() - t["start_ns"].get<int64_t>()) << t.dump();
+  }
+}
+
+TEST(CliKernelCommandsTest, CritpathJsonTilesTheRangeAndSummarizes) {
+  // genKernelTraces (tid 2673) forks the 8000 threads and waits for them.
+  std::string err;
+  const CommandResult r =
+      Cli("critpath '" + TestTrace("lttng/many-threads") + "' --tid 2673 --format json", &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["thread"]["tid"], 2673);
+  EXPECT_EQ(j["thread"]["name"], "genKernelTraces");
+  int64_t at = j["begin_ns"];
+  std::set<int> tids;
+  for (const auto& s : j["segments"]) {
+    ASSERT_EQ(s["start_ns"].get<int64_t>(), at);
+    at = s["end_ns"];
+    tids.insert(s["tid"].get<int>());
+  }
+  EXPECT_EQ(at, j["end_ns"].get<int64_t>());
+  EXPECT_GT(tids.size(), 1u) << "its waits resolve to other threads";
+  EXPECT_EQ(j["summary"]["total_ns"], j["duration_ns"]);
+  EXPECT_FALSE(j["links"].empty());
+  int64_t by_state = 0;
+  for (const auto& [state, ns] : j["summary"]["by_state"].items()) by_state += ns.get<int64_t>();
+  EXPECT_EQ(by_state, j["duration_ns"].get<int64_t>());
+}
+
+TEST(CliKernelCommandsTest, CritpathTextHasThePathAndBothSummaries) {
+  std::string err;
+  const std::string trace = TestTrace("lttng/many-threads");
+  const CommandResult r = Cli("critpath '" + trace +
+                                  "' --tid 2673 --begin 1457113582.90 --end 1457113582.95",
+                              &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  EXPECT_NE(r.out.find("Critical path of tid 2673 (genKernelTraces) on host wilbrod"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("From 1457113582.900000000 to 1457113582.950000000 (50.000 ms)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Summary by state"), std::string::npos);
+  EXPECT_NE(r.out.find("Summary by thread"), std::string::npos);
+}
+
+TEST(CliKernelCommandsTest, ErrorsNameTheProblem) {
+  const std::string kernel = TestTrace("lttng/many-threads");
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string message;
+  } cases[] = {
+      {"critpath '" + kernel + "' --tid 999999", 1, "tid 999999 does not run in the traces"},
+      {"critpath '" + kernel + "' --tid 2673 --host nowhere", 1, "no host 'nowhere'"},
+      {"critpath '" + kernel + "' --tid 2673 --begin 5 --end 4", 2, "--begin is after --end"},
+      {"critpath '" + kernel + "'", 2, "--tid is required"},
+      {"critpath '" + kernel + "' --tid 2673 --format xml", 2, "--format"},
+      {"threads '" + kernel + "' --sort size", 2, "--sort"},
+      {"threads '" + TestTrace("lttng/memory") + "'", 1, "No scheduling events"},
+      {"threads /nonexistent/trace", 1, "/nonexistent/trace"},
+  };
+  for (const auto& c : cases) {
+    std::string err;
+    const CommandResult r = Cli(c.args, &err);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << err;
+    EXPECT_NE(err.find(c.message), std::string::npos) << c.args << "\n" << err;
+  }
+}
+
+}  // namespace
+}  // namespace causeway::testing

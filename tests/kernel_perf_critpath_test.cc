@@ -1,0 +1,61 @@
+// The critical path on a live recording by perf (`perf record` + `perf data convert
+// --to-ctf`): a shell that runs two 50 ms sleeps spends its time waiting for them, and
+// they wait on timers.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "analysis/kernel_analysis.h"
+#include "graph/critical_path.h"
+#include "support/test_util.h"
+
+namespace causeway::testing {
+namespace {
+
+TEST(KernelPerfCritpathTest, ShellWaitingForTwoSleepsIsTimerTimeThroughTheChildren) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "system-wide perf recording needs root; skipped (not counted as passed)";
+  ASSERT_TRUE(HaveProgram("perf")) << "perf is missing: run scripts/setup.sh";
+  TempDir tmp;
+  const std::string data = tmp.path() + "/perf.data", ctf = tmp.path() + "/ctf";
+  // perf restores the machine's tracing state when it exits.
+  CommandResult rec = RunCommand(
+      "perf record -q -a -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new "
+      "-e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit "
+      "-e irq:irq_handler_entry -e irq:irq_handler_exit -e irq:softirq_entry "
+      "-e irq:softirq_exit -e timer:hrtimer_expire_entry -e timer:hrtimer_expire_exit -o '" +
+      data + "' -- sh -c 'sleep 0.05; sleep 0.05'");
+  ASSERT_EQ(rec.exit_code, 0) << "perf record failed";
+  CommandResult conv = RunCommand("perf data convert -i '" + data + "' --to-ctf '" + ctf + "'");
+  ASSERT_EQ(conv.exit_code, 0) << "perf data convert --to-ctf failed";
+
+  auto a = analysis::AnalyzeKernel({ctf});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const graph::ExecutionGraph& g = (*a)->graph;
+  graph::CriticalPathFinder finder(g);
+  bool found = false;
+  for (graph::WorkerId w = 0; w < g.num_workers(); ++w) {
+    const graph::CriticalPath p = finder.Compute(w, INT64_MIN, INT64_MAX);
+    // Every path tiles its thread's life.
+    int64_t at = p.begin;
+    for (const auto& s : p.segments) {
+      ASSERT_EQ(s.start, at) << "thread " << g.worker(w).tid;
+      at = s.end;
+    }
+    ASSERT_EQ(at, p.end) << "thread " << g.worker(w).tid;
+    if (g.worker(w).name != "sh") continue;
+    const graph::PathSummary sum = graph::Summarize(p);
+    std::set<graph::WorkerId> sleeps;
+    for (const auto& s : p.segments)
+      if (g.worker(s.worker).name == "sleep") sleeps.insert(s.worker);
+    const int64_t timer = sum.by_state[static_cast<int>(graph::State::kTimer)];
+    if (sleeps.size() == 2 && timer >= 80'000'000) found = true;
+  }
+  EXPECT_TRUE(found) << "no `sh` whose critical path runs through its two `sleep` children "
+                        "and waits >= 80 ms on timers";
+}
+
+}  // namespace
+}  // namespace causeway::testing
