@@ -43,6 +43,9 @@ TEST(CriticalPathScenario, ChainOfThreeThreadsResolvesRecursively) {
   EXPECT_EQ(s.Links(1), "3->2@50 wakeup | 2->1@60 wakeup");
   // Bounded by a range: only what held 1 back between 20 and 60.
   EXPECT_EQ(s.Path(1, 20, 60), "3@20-50 RUNNING | 2@50-52 PREEMPTED | 2@52-60 RUNNING");
+  // A range that ends inside a wait: the wait is resolved by the signal that ends it later.
+  EXPECT_EQ(s.Path(1, 0, 40), "1@0-10 RUNNING | 2@10-20 RUNNING | 3@20-40 RUNNING");
+  EXPECT_EQ(s.Links(1, 0, 40), "");
 }
 
 TEST(CriticalPathScenario, TimerWakeUpIsLabelledTimer) {

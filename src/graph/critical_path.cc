@@ -1,6 +1,7 @@
 #include "graph/critical_path.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <unordered_map>
 
 namespace causeway::graph {
@@ -60,12 +61,12 @@ void CriticalPathFinder::Compute(WorkerId w, int64_t begin, int64_t end, Critica
     if (t <= s) continue;
     const State st = k.state(i);
     const StringId q = k.qualifier(i);
-    // A wait is resolved only when it ends inside the range: its cause is the signal
-    // that ended it.
-    if (IsWait(st) && i + 1 < k.size() && k.ts[i + 1] <= end) {
+    // A wait's cause is the signal that ended it, even when that comes after the range:
+    // what the signaller did until then is what held the thread back (clipped to the range).
+    if (IsWait(st) && i + 1 < k.size()) {
       const InLink* l = g_.FindInLink(w, static_cast<uint32_t>(i + 1), &hint);
       if (l && l->kind() != LinkKind::kFork) {
-        Resolve(*l, w, q, t, s, out);
+        Resolve(*l, w, q, k.ts[i + 1], s, end, out);
         continue;
       }
     }
@@ -103,9 +104,11 @@ void CriticalPathFinder::Follow(const InLink& link, WorkerId target, StringId ta
 }
 
 void CriticalPathFinder::Resolve(const InLink& link, WorkerId target, StringId target_qual,
-                                 int64_t wake_ts, int64_t start, CriticalPath* out) {
+                                 int64_t wake_ts, int64_t start, int64_t clip_end,
+                                 CriticalPath* out) {
   reverse_.clear();
   stack_.clear();
+  const size_t links_before = out->links.size();
   Follow(link, target, target_qual, wake_ts, start, out);
   while (!stack_.empty()) {
     Frame& f = stack_.back();
@@ -144,8 +147,13 @@ void CriticalPathFinder::Resolve(const InLink& link, WorkerId target, StringId t
       EmitReverse(w, st, q, seg_start, seg_end);
     }
   }
-  for (auto it = reverse_.rbegin(); it != reverse_.rend(); ++it)
-    Emit(out, it->worker, it->state, it->qualifier, it->start, it->end);
+  for (auto it = reverse_.rbegin(); it != reverse_.rend() && it->start < clip_end; ++it)
+    Emit(out, it->worker, it->state, it->qualifier, it->start, std::min(it->end, clip_end));
+  // Links whose signal came after the range stay out of it.
+  out->links.erase(std::remove_if(out->links.begin() + static_cast<std::ptrdiff_t>(links_before),
+                                  out->links.end(),
+                                  [clip_end](const PathLink& l) { return l.to_ts > clip_end; }),
+                   out->links.end());
 }
 
 PathSummary Summarize(const CriticalPath& path) {

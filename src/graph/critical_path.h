@@ -4,6 +4,8 @@
 // vertex with an in-link is replaced by the path of the thread that ended the wait: that
 // thread is walked backward from the signal down to the start of the wait, and its own
 // linked waits are resolved the same way, to any depth (an explicit stack, no recursion).
+// A wait still running at the end of the range is resolved by the signal that ends it
+// later, clipped to the range.
 // A wait without a link keeps its label (TIMER, BLOCK_DEVICE, an unresolved BLOCKED,
 // UNKNOWN). Reaching the start of a thread's life follows its fork link to the parent.
 //
@@ -75,8 +77,10 @@ class CriticalPathFinder {
     bool first;     // the edge the frame starts on: never resolved
     size_t hint;
   };
+  // Replaces the wait [start, wake_ts] of `target` by the path of the link's source,
+  // clipped at clip_end (the end of the range).
   void Resolve(const InLink& link, WorkerId target, StringId target_qual, int64_t wake_ts,
-               int64_t start, CriticalPath* out);
+               int64_t start, int64_t clip_end, CriticalPath* out);
   // Pushes the frame that walks `link`'s source backward over [start, end], after
   // emitting the NETWORK transit time of a packet; false when the link cannot be followed.
   void Follow(const InLink& link, WorkerId target, StringId target_qual, int64_t wake_ts,
