@@ -69,13 +69,13 @@ int Child(const std::string& mode, const std::string& dir) {
     ++paths;
     segments += path.segments.size();
   }
-  std::printf("%.6f %.6f %lu %lu %zu %lu %lu %lu %lu %lu\n",
-              std::chrono::duration<double>(Clock::now() - t0).count(), CpuSeconds() - c0,
-              static_cast<unsigned long>((*a)->events_read), static_cast<unsigned long>((*a)->bytes),
-              g.num_workers(), static_cast<unsigned long>(paths),
-              static_cast<unsigned long>(segments), static_cast<unsigned long>(g.num_vertices()),
-              static_cast<unsigned long>(g.num_links()),
-              static_cast<unsigned long>(g.memory_bytes()));
+  std::printf(
+      "%.6f %.6f %lu %lu %zu %lu %lu %lu %lu %lu\n",
+      std::chrono::duration<double>(Clock::now() - t0).count(), CpuSeconds() - c0,
+      static_cast<unsigned long>((*a)->events_read), static_cast<unsigned long>((*a)->bytes),
+      g.num_workers(), static_cast<unsigned long>(paths), static_cast<unsigned long>(segments),
+      static_cast<unsigned long>(g.num_vertices()), static_cast<unsigned long>(g.num_links()),
+      static_cast<unsigned long>(g.memory_bytes()));
   return 0;
 }
 
@@ -156,17 +156,18 @@ int main(int argc, char** argv) {
     const double gcpu = Median(graph_cpu);
     const double rss_mb = static_cast<double>(rss) / 1024.0;
     const std::string name = dir.size() > 28 ? dir.substr(dir.size() - 28) : dir;
-    std::printf("%-28s %9.1f %9.2f %9.1f %10.1f %9.2f %7.1fx %9lu %7.1f %8.1f%%\n", name.c_str(), mb,
-                static_cast<double>(last.events) / 1e6, mb / Median(read_cpu), mb / gcpu,
+    std::printf("%-28s %9.1f %9.2f %9.1f %10.1f %9.2f %7.1fx %9lu %7.1f %8.1f%%\n", name.c_str(),
+                mb, static_cast<double>(last.events) / 1e6, mb / Median(read_cpu), mb / gcpu,
                 static_cast<double>(last.events) / gcpu / 1e6, mb / gcpu / kTraceCompassMBs,
                 last.paths, rss_mb, 100.0 * rss_mb / mb);
-    std::printf("  graph: %lu threads, %lu vertices, %lu links, %.1f MB; %lu path segments; "
-                "graph wall %.3f s, CPU %.3f s (medians of %d)\n",
-                last.threads, last.vertices, last.links,
-                static_cast<double>(last.graph_bytes) / 1e6, last.segments, Median(graph_wall),
-                gcpu, runs);
+    std::printf(
+        "  graph: %lu threads, %lu vertices, %lu links, %.1f MB; %lu path segments; "
+        "graph wall %.3f s, CPU %.3f s (medians of %d)\n",
+        last.threads, last.vertices, last.links, static_cast<double>(last.graph_bytes) / 1e6,
+        last.segments, Median(graph_wall), gcpu, runs);
   }
-  std::printf("MB/s and M ev/s are per core (CPU time); x TC: ratio to Trace Compass's published "
-              "33 MB/s (goal >= 15x, i.e. >= 500 MB/s per core); RSS/trace goal <= 25%%\n");
+  std::printf(
+      "MB/s and M ev/s are per core (CPU time); x TC: ratio to Trace Compass's published "
+      "33 MB/s (goal >= 15x, i.e. >= 500 MB/s per core); RSS/trace goal <= 25%%\n");
   return 0;
 }

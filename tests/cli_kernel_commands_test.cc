@@ -18,7 +18,8 @@ CommandResult Cli(const std::string& args, std::string* err) {
 
 TEST(CliKernelCommandsTest, ThreadsJsonListsEveryThreadWithItsStates) {
   std::string err;
-  const CommandResult r = Cli("threads '" + TestTrace("lttng/many-threads") + "' --format json", &err);
+  const CommandResult r =
+      Cli("threads '" + TestTrace("lttng/many-threads") + "' --format json", &err);
   ASSERT_EQ(r.exit_code, 0) << err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["hosts"], nlohmann::json::array({"wilbrod"}));
@@ -61,9 +62,8 @@ TEST(CliKernelCommandsTest, CritpathJsonTilesTheRangeAndSummarizes) {
 TEST(CliKernelCommandsTest, CritpathTextHasThePathAndBothSummaries) {
   std::string err;
   const std::string trace = TestTrace("lttng/many-threads");
-  const CommandResult r = Cli("critpath '" + trace +
-                                  "' --tid 2673 --begin 1457113582.90 --end 1457113582.95",
-                              &err);
+  const CommandResult r =
+      Cli("critpath '" + trace + "' --tid 2673 --begin 1457113582.90 --end 1457113582.95", &err);
   ASSERT_EQ(r.exit_code, 0) << err;
   EXPECT_NE(r.out.find("Critical path of tid 2673 (genKernelTraces) on host wilbrod"),
             std::string::npos)

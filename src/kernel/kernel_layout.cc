@@ -167,6 +167,7 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
     }
     base += tp.num_event_classes;
   }
+  for (const ClassLayout& c : l.classes_) l.kinds_.push_back(c.kind);
   return l;
 }
 

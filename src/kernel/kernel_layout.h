@@ -38,9 +38,10 @@ class KernelLayout {
   // Fills `out`; false when the model does not need the event.
   bool Convert(const ctf::Event& e, KernelEvent* out) const {
     if (e.kind == ctf::Event::Kind::kDiscarded) return ConvertLost(e, out);
-    const ClassLayout& c = classes_[e.class_index];
-    if (c.kind == Kind::kNone) return false;
-    return ConvertSlow(c, e, out);
+    // Most events (syscalls, kmem, ...) are not needed: a byte per class answers that
+    // from L1, without touching the large layout entries.
+    if (kinds_[e.class_index] == Kind::kNone) return false;
+    return ConvertSlow(classes_[e.class_index], e, out);
   }
   // Event classes the model uses, for `causeway threads --stats`.
   size_t num_used_classes() const;
@@ -62,6 +63,7 @@ class KernelLayout {
   bool ConvertLost(const ctf::Event& e, KernelEvent* out) const;
 
   std::vector<ClassLayout> classes_;
+  std::vector<Kind> kinds_;  // classes_[i].kind, dense
   std::vector<uint32_t> host_of_trace_;
   std::vector<ClockTransform> transforms_;
   bool has_scheduling_ = false;
