@@ -1,0 +1,83 @@
+// Fuzzes the kernel model and the critical path with arbitrary event sequences (few CPUs,
+// tids and hosts, so events collide): nothing may crash or hang, and every thread's path
+// must tile its range exactly with links between existing workers.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+#include "graph/critical_path.h"
+#include "graph/execution_graph.h"
+#include "kernel/kernel_model.h"
+
+using causeway::graph::CriticalPath;
+using causeway::graph::CriticalPathFinder;
+using causeway::graph::ExecutionGraph;
+using causeway::graph::WorkerId;
+using causeway::kernel::KernelEvent;
+using causeway::kernel::KernelModel;
+using causeway::kernel::Kind;
+
+namespace {
+
+void Check(bool ok) {
+  if (!ok) std::abort();
+}
+
+void CheckPath(const ExecutionGraph& g, const CriticalPath& p) {
+  int64_t at = p.begin;
+  for (const auto& s : p.segments) {
+    Check(s.start == at && s.start < s.end && s.worker < g.num_workers());
+    at = s.end;
+  }
+  Check(at == p.end || (p.segments.empty() && p.begin == p.end));
+  for (const auto& l : p.links) Check(l.from < g.num_workers() && l.to < g.num_workers());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  ExecutionGraph g;
+  KernelModel model(&g);
+  model.AddHost("a");
+  model.AddHost("b");
+  static const char* kNames[] = {"", "x", "eth0", "/bin/ls"};
+  int64_t ts = 1000;
+  constexpr size_t kRecord = 7;
+  for (size_t i = 0; i + kRecord <= size; i += kRecord) {
+    const uint8_t* r = data + i;
+    KernelEvent e;
+    e.kind = static_cast<Kind>(r[0] % 20);
+    e.cpu = r[1] % 4;
+    e.host = (r[1] >> 2) & 1;
+    e.tid = r[2] % 8;
+    e.tid2 = r[3] % 8;
+    e.value = r[4] % 12;
+    if (r[1] & 0x80) {
+      e.has_context_flags = true;
+      e.context_flags = r[4] & 0x18;
+      e.current_tid = r[3] % 8;
+    }
+    e.name = kNames[r[4] % 4];
+    e.name2 = kNames[r[3] % 4];
+    e.seq = r[2] % 4;
+    e.ack_seq = r[3] % 4;
+    e.tcp_flags = r[4] % 2;
+    // Mostly forward in time, sometimes backward (unsynchronized hosts, clamped streams).
+    const int delta = static_cast<int>(r[5] | (r[6] << 8)) % 4096 - 200;
+    ts += delta;
+    e.ts = ts;
+    e.end_ts = ts + 50;
+    model.Process(e);
+  }
+  model.Finish();
+  CriticalPathFinder finder(g);
+  CriticalPath p;
+  for (WorkerId w = 0; w < g.num_workers(); ++w) {
+    finder.Compute(w, INT64_MIN, INT64_MAX, &p);
+    CheckPath(g, p);
+    const int64_t mid = g.worker(w).start() + (g.end() - g.worker(w).start()) / 2;
+    finder.Compute(w, mid, mid + 500, &p);
+    CheckPath(g, p);
+  }
+  return 0;
+}
