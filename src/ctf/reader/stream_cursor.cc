@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -221,7 +222,7 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
 Status StreamCursor::StartPacket() {
   packet_offset_ = next_packet_;
   ReleaseBehind();
-  event_.data = map_ + packet_offset_;
+  event_.data = data_ = map_ + packet_offset_;
   event_.data_end = map_ + file_size_;
   const uint64_t remaining_bits = (file_size_ - packet_offset_) * 8;
   content_end_ = remaining_bits;
@@ -269,6 +270,7 @@ Status StreamCursor::StartPacket() {
     clock_offset_ns_ = trace_->CyclesToNs(sp->clock, 0);
     event_.stream_plan = sp;
     if (hk.stream_instance_id) stats_.stream_instance_id = Read(hk.stream_instance_id);
+    PrepareFastPath();
   }
   const WellKnownFields& k = sp->known;
   if (sp->packet_context.present && !RunScope(sp->packet_context, Scope::kPacketContext, &pos))
@@ -381,7 +383,207 @@ bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
   return true;
 }
 
+void StreamCursor::PrepareFastPath() {
+  const StreamPlan* sp = stream_plan_;
+  header_slots_ = slots_[static_cast<int>(Scope::kEventHeader)].data();
+
+  // The header shortcut needs the one-window form: the option starts then sit at constant
+  // offsets from the root-aligned header start (their alignment divides the root's).
+  const HeaderFastPath& f = sp->header_fast;
+  LttngHeader& h = lttng_;
+  h = LttngHeader{};
+  const uint64_t c_lo = static_cast<uint64_t>(f.compact.lo);
+  const uint64_t c_hi = static_cast<uint64_t>(f.compact.hi);
+  const uint64_t x_lo = static_cast<uint64_t>(f.extended.lo);
+  const uint64_t x_hi = static_cast<uint64_t>(f.extended.hi);
+  if (f.enabled && f.one_window && f.compact.size > 0 && c_lo <= c_hi) {
+    const uint64_t id_end = f.id_off + f.id.size_bits;
+    h.root_mask = f.root_align - 1;
+    h.id_mask = f.id_mask;
+    h.ts_mask = f.ts_mask;
+    h.ts_shift = f.ts_shift;
+    h.compact_lo = c_lo;
+    h.compact_span = c_hi - c_lo;
+    h.compact_at = AlignUp(id_end, f.compact.align);
+    h.compact_end = h.compact_at + f.compact.size;
+    h.compact_slot = f.compact.slot;
+    h.extended_slot = f.extended.slot;
+    // Without a plain extended option its range matches no tag (ids have at most 16 bits).
+    h.extended_lo = ~uint64_t{0};
+    h.extended_span = 0;
+    h.extended_plain = f.extended_plain && x_lo <= x_hi && f.extended.size > 0;
+    if (h.extended_plain) {
+      h.extended_lo = x_lo;
+      h.extended_span = x_hi - x_lo;
+      h.extended_at = AlignUp(id_end, f.extended.align);
+      h.extended_end = h.extended_at + f.extended.size;
+      h.extended_id_byte = (h.extended_at + f.extended.id_off) / 8;
+      h.extended_ts_byte = (h.extended_at + f.extended.ts_off) / 8;
+    }
+    h.enabled = true;
+  }
+  // Alignment every header end has (a power of two): the root alignment, lowered by the
+  // header sizes.
+  uint64_t end_align = 1;
+  if (h.enabled) {
+    end_align = std::min<uint64_t>(f.root_align, h.compact_end & -h.compact_end);
+    if (h.extended_plain) end_align = std::min(end_align, h.extended_end & -h.extended_end);
+  }
+
+  fast_table_.assign(sp->by_id.size(), FastEvent{});
+  for (size_t id = 0; id < sp->by_id.size(); ++id) {
+    const EventPlan* ep = sp->by_id[id];
+    if (!ep) continue;
+    FastEvent& fe = fast_table_[id];
+    fe.plan = ep;
+    fe.class_index = class_base_ + ep->index;
+    const std::pair<const ScopePlan*, Scope> body[] = {
+        {&sp->event_context, Scope::kStreamEventContext},
+        {&ep->context, Scope::kEventContext},
+        {&ep->payload, Scope::kEventPayload},
+    };
+    bool fixed = true, aligned = false;
+    for (const auto& [plan, scope] : body) {
+      if (!plan->present) continue;
+      if (!plan->fixed) {
+        fixed = false;
+        break;
+      }
+      aligned |= plan->fixed_align_bits > end_align;
+      fe.parts[fe.num_parts++] = {slots_[static_cast<int>(scope)].data(),
+                                  uint64_t{plan->fixed_align_bits} - 1, plan->fixed_bits};
+    }
+    if (!fixed) {
+      fe.num_parts = 0;
+      fe.body = FastEvent::kWalk;
+    } else if (aligned) {
+      fe.body = FastEvent::kAligned;
+    } else {
+      // From a position aligned to end_align, aligning to a divisor of it is static.
+      uint64_t rel = 0;
+      for (unsigned i = 0; i < fe.num_parts; ++i) {
+        FastEvent::Part& part = fe.parts[i];
+        const uint64_t at = AlignUp(rel, part.align_mask + 1);
+        rel = at + part.bits;
+        part.bits = at;
+        part.align_mask = 0;
+      }
+      fe.body = FastEvent::kStatic;
+      fe.body_bits = rel;
+    }
+  }
+  fast_events_ = fast_table_.data();
+  num_fast_events_ = fast_table_.size();
+}
+
 bool StreamCursor::DecodeEvent() {
+  // Everything is read into locals before the first store: the slot stores are uint64_t
+  // stores, which the compiler must assume may alias the cursor's members.
+  const LttngHeader& h = lttng_;
+  if (!h.enabled) return DecodeEventGeneric();
+  const uint64_t end = content_end_;
+  const uint64_t old_clock = clock_;
+  // The generic paths start over from pos_ and clock_; nothing below changes them first.
+  const uint64_t base = (pos_ + h.root_mask) & ~h.root_mask;
+  if (base + 64 > end) return DecodeEventGeneric();  // near the packet end: no full window
+  const uint8_t* data = data_;
+  uint64_t w;
+  std::memcpy(&w, data + base / 8, 8);
+  const uint64_t tag = w & h.id_mask;
+  uint64_t id, pos, clock, compact_at, extended_at;
+  if (tag - h.compact_lo <= h.compact_span) [[likely]] {
+    id = tag;
+    pos = base + h.compact_end;
+    const uint64_t v = (w >> h.ts_shift) & h.ts_mask;
+    // UpdateClock for a field of fewer than 64 bits: a smaller value means it wrapped.
+    clock = (old_clock & ~h.ts_mask) | v;
+    if (v < (old_clock & h.ts_mask)) clock += h.ts_mask + 1;
+    compact_at = base + h.compact_at;
+    extended_at = kAbsent;
+  } else if (tag - h.extended_lo <= h.extended_span) {
+    pos = base + h.extended_end;
+    if (pos > end) return DecodeEventGeneric();
+    uint32_t ext_id;
+    std::memcpy(&ext_id, data + base / 8 + h.extended_id_byte, 4);
+    std::memcpy(&clock, data + base / 8 + h.extended_ts_byte, 8);
+    id = ext_id;
+    compact_at = kAbsent;
+    extended_at = base + h.extended_at;
+  } else {
+    return DecodeEventGeneric();
+  }
+  if (id >= num_fast_events_) return DecodeEventGeneric();
+  const FastEvent& fe = fast_events_[id];
+  const EventPlan* ep = fe.plan;
+  if (!ep) return DecodeEventGeneric();
+  const uint32_t class_index = fe.class_index;
+  uint64_t* hs = header_slots_;
+  const uint16_t compact_slot = h.compact_slot, extended_slot = h.extended_slot;
+  if (fe.body == FastEvent::kStatic) [[likely]] {
+    const uint64_t body = pos;
+    pos += fe.body_bits;
+    if (pos > end) return DecodeEventGeneric();  // reports the overrun
+    const unsigned n = fe.num_parts;
+    hs[0] = base;
+    hs[compact_slot] = compact_at;
+    hs[extended_slot] = extended_at;
+    for (unsigned i = 0; i < n; ++i) *fe.parts[i].slot = body + fe.parts[i].bits;
+  } else if (fe.body == FastEvent::kAligned) {
+    // Check every scope before the first store, so the fallback starts from a clean state.
+    uint64_t at[3];
+    const unsigned n = fe.num_parts;
+    for (unsigned i = 0; i < n; ++i) {
+      const FastEvent::Part& part = fe.parts[i];
+      at[i] = (pos + part.align_mask) & ~part.align_mask;
+      pos = at[i] + part.bits;
+    }
+    if (pos > end) return DecodeEventGeneric();  // reports the overrun
+    hs[0] = base;
+    hs[compact_slot] = compact_at;
+    hs[extended_slot] = extended_at;
+    for (unsigned i = 0; i < n; ++i) *fe.parts[i].slot = at[i];
+  } else {
+    hs[0] = base;
+    hs[compact_slot] = compact_at;
+    hs[extended_slot] = extended_at;
+    clock_ = clock;  // as the generic path leaves it if the walk fails
+    if (!WalkBody(ep, &pos)) return false;
+  }
+  // The header is never empty here (compact.size > 0, extended_end > extended_at), so the
+  // event made progress.
+  Finish(ep, class_index, pos, clock);
+  return true;
+}
+
+bool StreamCursor::WalkBody(const EventPlan* ep, uint64_t* pos) {
+  const StreamPlan* sp = stream_plan_;
+  if (sp->event_context.present && !RunScope(sp->event_context, Scope::kStreamEventContext, pos))
+    return false;
+  if (ep->context.present && !RunScope(ep->context, Scope::kEventContext, pos)) return false;
+  if (ep->payload.present && !RunScope(ep->payload, Scope::kEventPayload, pos)) return false;
+  return true;
+}
+
+inline void StreamCursor::Finish(const EventPlan* ep, uint32_t class_index, uint64_t pos,
+                                 uint64_t clock) {
+  pos_ = pos;
+  clock_ = clock;
+  uint64_t ts =
+      clock_is_ns_ ? clock + clock_offset_ns_ : trace_->CyclesToNs(stream_plan_->clock, clock);
+  if (ts < last_ts_) [[unlikely]] {
+    ++stats_.clamped_events;
+    stats_.max_backward_ns = std::max(stats_.max_backward_ns, last_ts_ - ts);
+    ts = last_ts_;
+  }
+  last_ts_ = ts;
+  ++events_;
+  event_.plan = ep;
+  event_.class_index = class_index;
+  event_.cycles = clock;
+  event_.timestamp = ts;
+}
+
+bool StreamCursor::DecodeEventGeneric() {
   const StreamPlan* sp = stream_plan_;
   uint64_t pos = pos_;
   uint64_t id = 0;
@@ -401,24 +603,7 @@ bool StreamCursor::DecodeEvent() {
   if (ep->context.present && !RunScope(ep->context, Scope::kEventContext, &pos)) return false;
   if (ep->payload.present && !RunScope(ep->payload, Scope::kEventPayload, &pos)) return false;
   if (pos == pos_) return Error(DataLoss("event decodes to zero bits; cannot make progress"));
-  pos_ = pos;
-
-  uint64_t ts = clock_is_ns_ ? clock_ + clock_offset_ns_ : trace_->CyclesToNs(sp->clock, clock_);
-  if (ts < last_ts_) [[unlikely]] {
-    ++stats_.clamped_events;
-    stats_.max_backward_ns = std::max(stats_.max_backward_ns, last_ts_ - ts);
-    ts = last_ts_;
-  }
-  if (!have_ts_) [[unlikely]] {
-    stats_.first_ts = ts;
-    have_ts_ = true;
-  }
-  last_ts_ = ts;
-  ++stats_.events;
-  event_.plan = ep;
-  event_.class_index = class_base_ + ep->index;
-  event_.cycles = clock_;
-  event_.timestamp = ts;
+  Finish(ep, class_base_ + ep->index, pos, clock_);
   return true;
 }
 
@@ -444,7 +629,14 @@ bool StreamCursor::NextSlow() {
     }
     if (in_packet_ && pos_ < content_end_) {
       fast_ = true;
-      return DecodeEvent() || FailDecode();
+      if (!DecodeEvent()) return FailDecode();
+      // A stream's first event always comes through here, so the per-event path need not
+      // check for it.
+      if (!have_ts_) {
+        stats_.first_ts = event_.timestamp;
+        have_ts_ = true;
+      }
+      return true;
     }
     in_packet_ = false;
     fast_ = false;

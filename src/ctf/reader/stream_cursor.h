@@ -58,6 +58,7 @@ class StreamCursor {
   StreamStats stats() const {
     StreamStats s = stats_;
     s.last_ts = last_ts_;
+    s.events = events_;
     return s;
   }
   uint64_t bytes_consumed() const { return packet_offset_; }
@@ -73,7 +74,16 @@ class StreamCursor {
     error_ = std::move(s);
     return false;
   }
+  // The per-event fast path (LTTng header, table lookup, fixed-layout body); anything it
+  // does not cover goes to DecodeEventGeneric, which starts over from pos_.
   bool DecodeEvent();
+  bool DecodeEventGeneric();
+  // Sets up the fast path's tables once the stream class is known.
+  void PrepareFastPath();
+  // The body walk of a kWalk event after the fast header.
+  bool WalkBody(const EventPlan* ep, uint64_t* pos);
+  // Shared tail: timestamp (clamped), statistics and the event's fields.
+  void Finish(const EventPlan* ep, uint32_t class_index, uint64_t pos, uint64_t clock);
   // Runs a scope's ops from bit `*pos` of the current packet.
   bool Run(const ScopePlan& plan, Scope scope, uint64_t* pos);
   // Runs a scope, taking the fixed-layout shortcut when the plan allows it.
@@ -92,11 +102,65 @@ class StreamCursor {
   uint64_t Read(const PlanNode* n) const;
   void ReleaseBehind();
 
+  // What DecodeEvent needs for one event id of the stream class, in one place.
+  struct FastEvent {
+    enum Body : uint8_t {
+      // Every present body scope (stream event context, event context, payload) has a fixed
+      // layout, and none needs more alignment than the header end guarantees: each scope
+      // starts at a constant offset from the header end.
+      kStatic,
+      // Fixed layouts, but some scope must align at run time.
+      kAligned,
+      // Some scope depends on the data: the plan's ops walk it.
+      kWalk,
+    };
+    const EventPlan* plan = nullptr;  // nullptr: the id is not declared
+    uint32_t class_index = 0;
+    Body body = kWalk;
+    uint8_t num_parts = 0;
+    uint64_t body_bits = 0;  // kStatic: from the header end to the event end
+    struct Part {
+      uint64_t* slot;       // the scope's slot 0
+      uint64_t align_mask;  // kAligned: alignment - 1
+      uint64_t bits;        // kStatic: offset from the header end; kAligned: size
+    } parts[3] = {};
+  };
+  // LTTng compact/large header constants (HeaderFastPath with one_window), precomputed
+  // relative to the root-aligned header start. Valid when `enabled`.
+  struct LttngHeader {
+    bool enabled = false;
+    bool extended_plain = false;
+    uint64_t root_mask = 0;  // root alignment - 1
+    uint64_t id_mask = 0;
+    uint64_t ts_mask = 0;
+    uint32_t ts_shift = 0;
+    uint64_t compact_lo = 0, compact_span = 0;    // tag - lo <= span: compact option
+    uint64_t extended_lo = 0, extended_span = 0;  // same for the extended option
+    uint64_t compact_at = 0, compact_end = 0;     // option start and header end, bits
+    uint64_t extended_at = 0, extended_end = 0;
+    uint64_t extended_id_byte = 0, extended_ts_byte = 0;  // byte offsets from the start
+    uint16_t compact_slot = 0, extended_slot = 0;
+  };
+
+  // Hot per-event state first, so the fast path touches few cache lines.
+  bool fast_ = false;         // in a packet with no pending record: Next() can decode directly
+  bool clock_is_ns_ = false;  // freq 1 GHz: ns = cycles + clock_offset_ns_
+  uint64_t pos_ = 0;          // bits, relative to the packet
+  uint64_t content_end_ = 0;  // bits, relative to the packet
+  uint64_t clock_ = 0;        // current clock value (cycles)
+  uint64_t last_ts_ = 0;      // last timestamp returned (ns)
+  uint64_t clock_offset_ns_ = 0;
+  uint64_t events_ = 0;                     // stats_.events, kept here with the hot state
+  const uint8_t* data_ = nullptr;           // event_.data: the current packet
+  uint64_t* header_slots_ = nullptr;        // slots_[kEventHeader]
+  const FastEvent* fast_events_ = nullptr;  // fast_table_.data()
+  uint64_t num_fast_events_ = 0;
+  LttngHeader lttng_;
+  std::vector<FastEvent> fast_table_;
+
   const Trace* trace_;
   uint32_t class_base_;
   std::string path_;
-  bool clock_is_ns_ = false;  // freq 1 GHz: ns = cycles + clock_offset_ns_
-  uint64_t clock_offset_ns_ = 0;
   StreamStats stats_;
   Status status_;
   Status error_;
@@ -108,13 +172,8 @@ class StreamCursor {
 
   const StreamPlan* stream_plan_ = nullptr;
   bool in_packet_ = false;
-  bool fast_ = false;           // in a packet with no pending record: Next() can decode directly
   uint64_t packet_offset_ = 0;  // file offset of the current packet
   uint64_t next_packet_ = 0;    // file offset of the next packet
-  uint64_t content_end_ = 0;    // bits, relative to the packet
-  uint64_t pos_ = 0;            // bits, relative to the packet
-  uint64_t clock_ = 0;          // current clock value (cycles)
-  uint64_t last_ts_ = 0;        // last timestamp returned (ns)
   bool have_ts_ = false;
   uint64_t prev_discarded_ = 0;
   uint64_t prev_packet_end_ts_ = 0;
