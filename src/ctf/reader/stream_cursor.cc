@@ -516,19 +516,31 @@ bool StreamCursor::DecodeEvent() {
   const FastEvent& fe = fast_events_[id];
   const EventPlan* ep = fe.plan;
   if (!ep) return DecodeEventGeneric();
-  const uint32_t class_index = fe.class_index;
   uint64_t* hs = header_slots_;
   const uint16_t compact_slot = h.compact_slot, extended_slot = h.extended_slot;
-  if (fe.body == FastEvent::kStatic) [[likely]] {
-    const uint64_t body = pos;
-    pos += fe.body_bits;
-    if (pos > end) return DecodeEventGeneric();  // reports the overrun
-    const unsigned n = fe.num_parts;
+  if (fe.body != FastEvent::kStatic) [[unlikely]] {
     hs[0] = base;
     hs[compact_slot] = compact_at;
     hs[extended_slot] = extended_at;
-    for (unsigned i = 0; i < n; ++i) *fe.parts[i].slot = body + fe.parts[i].bits;
-  } else if (fe.body == FastEvent::kAligned) {
+    return DecodeBody(fe, pos, clock);
+  }
+  const uint32_t class_index = fe.class_index;
+  const uint64_t body = pos;
+  pos += fe.body_bits;
+  if (pos > end) return DecodeEventGeneric();  // reports the overrun
+  const unsigned n = fe.num_parts;
+  hs[0] = base;
+  hs[compact_slot] = compact_at;
+  hs[extended_slot] = extended_at;
+  for (unsigned i = 0; i < n; ++i) *fe.parts[i].slot = body + fe.parts[i].bits;
+  // The header is never empty here (compact.size > 0, extended_end > extended_at), so the
+  // event made progress.
+  Finish(ep, class_index, pos, clock);
+  return true;
+}
+
+bool StreamCursor::DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock) {
+  if (fe.body == FastEvent::kAligned) {
     // Check every scope before the first store, so the fallback starts from a clean state.
     uint64_t at[3];
     const unsigned n = fe.num_parts;
@@ -537,21 +549,13 @@ bool StreamCursor::DecodeEvent() {
       at[i] = (pos + part.align_mask) & ~part.align_mask;
       pos = at[i] + part.bits;
     }
-    if (pos > end) return DecodeEventGeneric();  // reports the overrun
-    hs[0] = base;
-    hs[compact_slot] = compact_at;
-    hs[extended_slot] = extended_at;
+    if (pos > content_end_) return DecodeEventGeneric();  // reports the overrun
     for (unsigned i = 0; i < n; ++i) *fe.parts[i].slot = at[i];
   } else {
-    hs[0] = base;
-    hs[compact_slot] = compact_at;
-    hs[extended_slot] = extended_at;
     clock_ = clock;  // as the generic path leaves it if the walk fails
-    if (!WalkBody(ep, &pos)) return false;
+    if (!WalkBody(fe.plan, &pos)) return false;
   }
-  // The header is never empty here (compact.size > 0, extended_end > extended_at), so the
-  // event made progress.
-  Finish(ep, class_index, pos, clock);
+  Finish(fe.plan, fe.class_index, pos, clock);
   return true;
 }
 

@@ -82,6 +82,10 @@ class StreamCursor {
   void PrepareFastPath();
   // The body walk of a kWalk event after the fast header.
   bool WalkBody(const EventPlan* ep, uint64_t* pos);
+  struct FastEvent;
+  // A kAligned or kWalk body from `pos`, after the fast header; out of line to keep the
+  // fast path's register use low.
+  [[gnu::noinline]] bool DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock);
   // Shared tail: timestamp (clamped), statistics and the event's fields.
   void Finish(const EventPlan* ep, uint32_t class_index, uint64_t pos, uint64_t clock);
   // Runs a scope's ops from bit `*pos` of the current packet.
