@@ -57,13 +57,15 @@ WorkerId ExecutionGraph::AddWorker(uint32_t host, int32_t tid, int64_t ts, State
   w.tid = tid;
   w.ts.push_back(ts);
   w.edge.push_back(Pack(s, q));
+  open_.push_back(Pack(s, q));
   return static_cast<WorkerId>(workers_.size() - 1);
 }
 
 void ExecutionGraph::SetState(WorkerId id, int64_t ts, State s, StringId q) {
-  Worker& w = workers_[id];
   const uint32_t packed = Pack(s, q);
-  if (w.edge.back() == packed) return;
+  if (open_[id] == packed) return;
+  open_[id] = packed;
+  Worker& w = workers_[id];
   if (ts <= w.ts.back()) {
     // A zero-length edge says nothing: relabel the last vertex instead, unless an in-link
     // ends there (its wait must stay visible as the edge before it).
@@ -81,6 +83,7 @@ uint32_t ExecutionGraph::AddVertex(WorkerId id, int64_t ts, State s, StringId q)
   Worker& w = workers_[id];
   w.ts.push_back(std::max(ts, w.ts.back()));
   w.edge.push_back(Pack(s, q));
+  open_[id] = Pack(s, q);
   return static_cast<uint32_t>(w.ts.size() - 1);
 }
 
@@ -92,6 +95,7 @@ void ExecutionGraph::AddLinkedVertex(WorkerId id, int64_t ts, State s, WorkerId 
 
 void ExecutionGraph::RelabelOpen(WorkerId id, State s, StringId q) {
   workers_[id].edge.back() = Pack(s, q);
+  open_[id] = Pack(s, q);
 }
 
 void ExecutionGraph::ShrinkToFit() {

@@ -100,6 +100,10 @@ class ExecutionGraph {
   // Relabels the open (last) edge of w, e.g. a wait whose cause turns out to be a timer.
   void RelabelOpen(WorkerId w, State s, StringId q = 0);
   uint32_t last_vertex(WorkerId w) const { return static_cast<uint32_t>(workers_[w].size() - 1); }
+  // The state of w's open (last) edge, from a dense copy: the builder asks for it on every
+  // event, and the dense array stays in cache where the per-worker vectors do not.
+  State open_state(WorkerId w) const { return static_cast<State>(open_[w] & 0xff); }
+  bool alive(WorkerId w) const { return open_state(w) != State::kNone; }
   // The end of every open edge: the last timestamp of the analysis.
   void set_end(int64_t end) { end_ = end; }
   // Releases the spare capacity of the growth policy once building is over.
@@ -131,6 +135,7 @@ class ExecutionGraph {
  private:
   std::vector<std::string> hosts_;
   std::vector<Worker> workers_;
+  std::vector<uint32_t> open_;  // workers_[w].edge.back(), dense
   std::vector<std::string> strings_;
   std::unordered_map<std::string, StringId> string_ids_;
   int64_t end_ = 0;

@@ -72,7 +72,7 @@ WorkerId KernelModel::NewThread(uint32_t host, int32_t tid, int64_t ts, State s,
   Host& h = hosts_[host];
   const WorkerId w = g_->AddWorker(host, tid, ts, s, q);
   g_->mutable_worker(w).name = std::string(name);
-  flags_.push_back(0);
+  flags_.push_back(name.empty() ? 0 : kNamed);
   if (tid >= 0 && tid < kDenseTids) {
     if (static_cast<size_t>(tid) >= h.by_tid.size())
       h.by_tid.resize(std::max<size_t>(tid + 1, h.by_tid.size() * 2), graph::kNoWorker);
@@ -92,14 +92,17 @@ int64_t KernelModel::FirstSeen(const Host& h, int32_t tid, int64_t ts) const {
 }
 
 void KernelModel::Name(WorkerId w, std::string_view name) {
+  // The dense flag spares a cache miss on the worker for the common case (named already).
+  if ((flags_[w] & kNamed) || name.empty()) return;
   std::string& n = g_->mutable_worker(w).name;
-  if (n.empty() && !name.empty()) n = std::string(name);
+  if (n.empty()) n = std::string(name);
+  flags_[w] |= kNamed;
 }
 
 WorkerId KernelModel::RunningTask(uint32_t host, Cpu* c, int32_t tid, int64_t ts) {
   Host& h = hosts_[host];
   WorkerId w = Find(h, tid);
-  if (w == graph::kNoWorker || !g_->worker(w).alive()) {
+  if (w == graph::kNoWorker || !g_->alive(w)) {
     // First sight of a task that is on a CPU: it has run there since the CPU's first event
     // when nothing else was seen running there, else (lost events) since now.
     const int64_t since = c && c->current == kUnknownTid ? c->first_ts : ts;
@@ -221,16 +224,15 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
     // The model thought another task was running here: a switch is missing (lost events).
     // That task's running time is not known any more.
     const WorkerId other = c->current > 0 ? Find(h, c->current) : graph::kNoWorker;
-    if (other != graph::kNoWorker && g_->worker(other).open_state() == State::kRunning)
+    if (other != graph::kNoWorker && g_->open_state(other) == State::kRunning)
       g_->RelabelOpen(other, State::kUnknown, q_inconsistent_);
     c->current = kUnknownTid;
   }
   if (prev > 0) {
     WorkerId w = Find(h, prev);
-    if (w == graph::kNoWorker || !g_->worker(w).alive()) {
+    if (w == graph::kNoWorker || !g_->alive(w)) {
       w = RunningTask(e.host, c, prev, e.ts);
-    } else if (const State s = g_->worker(w).open_state();
-               s != State::kRunning && s != State::kUnknown) {
+    } else if (const State s = g_->open_state(w); s != State::kRunning && s != State::kUnknown) {
       // Switched out without a switch-in seen: what it did since its last known state is
       // not known.
       ++counters_.missing_switch_ins;
@@ -252,12 +254,12 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
   }
   if (next > 0) {
     WorkerId w = Find(h, next);
-    if (w == graph::kNoWorker || !g_->worker(w).alive()) {
+    if (w == graph::kNoWorker || !g_->alive(w)) {
       // Never seen: it existed before the host's first event, doing something unknown.
       w = NewThread(e.host, next, FirstSeen(h, next, e.ts), State::kUnknown, e.name2,
                     q_no_history_);
     } else {
-      const State s = g_->worker(w).open_state();
+      const State s = g_->open_state(w);
       if (s == State::kBlocked) {
         // Scheduled in while waiting: the wake-up was lost or is not in the trace.
         ++counters_.missing_wakeups;
@@ -341,7 +343,7 @@ KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId
   const WorkerId w = RunningTask(e.host, c, waker, e.ts);
   if (w == target) return cause;
   // The waker is running by definition; the model may have missed its switch-in.
-  if (g_->worker(w).open_state() != State::kRunning) g_->SetState(w, e.ts, State::kRunning);
+  if (g_->open_state(w) != State::kRunning) g_->SetState(w, e.ts, State::kRunning);
   cause.from = w;
   cause.from_vertex = g_->last_vertex(w);
   cause.kind = LinkKind::kWakeup;
@@ -352,12 +354,12 @@ void KernelModel::OnWakeup(const KernelEvent& e, Cpu* c) {
   ++counters_.wakeups;
   Host& h = hosts_[e.host];
   WorkerId t = Find(h, e.tid);
-  if (t == graph::kNoWorker || !g_->worker(t).alive()) {
+  if (t == graph::kNoWorker || !g_->alive(t)) {
     // Never seen before: blocked since the host's first event at least.
     t = NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), State::kBlocked, e.name);
   }
   Name(t, e.name);
-  const State s = g_->worker(t).open_state();
+  const State s = g_->open_state(t);
   if (s == State::kUnknown) {
     g_->SetState(t, e.ts, State::kPreempted);
     return;
@@ -381,7 +383,7 @@ void KernelModel::OnFork(const KernelEvent& e, Cpu* c) {
   Host& h = hosts_[e.host];
   const WorkerId parent = e.tid > 0 ? RunningTask(e.host, c, e.tid, e.ts) : graph::kNoWorker;
   const WorkerId old = Find(h, e.tid2);
-  if (old != graph::kNoWorker && g_->worker(old).alive()) {
+  if (old != graph::kNoWorker && g_->alive(old)) {
     // The tid is reused and the old thread's end was not seen.
     g_->SetState(old, e.ts, State::kNone);
   }
@@ -389,8 +391,7 @@ void KernelModel::OnFork(const KernelEvent& e, Cpu* c) {
   // the same system call); many traces do not record sched_wakeup_new at all.
   const WorkerId child = NewThread(e.host, e.tid2, e.ts, State::kPreempted, e.name, q_new_);
   if (parent != graph::kNoWorker) {
-    if (g_->worker(parent).open_state() != State::kRunning)
-      g_->SetState(parent, e.ts, State::kRunning);
+    if (g_->open_state(parent) != State::kRunning) g_->SetState(parent, e.ts, State::kRunning);
     g_->mutable_worker(child).in.push_back(graph::InLink{
         0, parent, (g_->last_vertex(parent) << 2) | static_cast<uint32_t>(LinkKind::kFork)});
   }
@@ -507,8 +508,7 @@ void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   Host& h = hosts_[e.host];
   if (c->current > 0) {
     const WorkerId w = Find(h, c->current);
-    if (w != graph::kNoWorker && g_->worker(w).alive())
-      g_->SetState(w, e.ts, State::kUnknown, q_lost_);
+    if (w != graph::kNoWorker && g_->alive(w)) g_->SetState(w, e.ts, State::kUnknown, q_lost_);
   }
   c->current = kUnknownTid;
   c->depth = 0;

@@ -145,6 +145,7 @@ class KernelModel {
   std::vector<Host> hosts_;
   static constexpr uint8_t kExiting = 1;            // sched_process_exit seen
   static constexpr uint8_t kWokenWhileRunning = 2;  // a wake-up raced its switch-out
+  static constexpr uint8_t kNamed = 4;              // the worker has a name
   std::vector<uint8_t> flags_;                      // per worker
   std::unordered_map<PacketKey, PacketSource, PacketKeyHash> packets_;
   std::vector<std::pair<int64_t, PacketKey>> packet_fifo_;  // send order, for expiry
