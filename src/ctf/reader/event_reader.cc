@@ -91,12 +91,30 @@ const Event* EventReader::Start() {
       return nullptr;
     }
   }
+  sorted_ = heap_.size() <= kMaxSorted;
+  if (sorted_) std::sort(heap_.begin(), heap_.end());  // a sorted array is a heap too
   return Top();
 }
 
 const Event* EventReader::Reorder() {
-  SiftDown(0);  // the advanced stream was at the top of the heap
-  return Top();
+  if (!sorted_) {
+    SiftDown(0);  // the advanced stream was at the top of the heap
+    return Top();
+  }
+  // Few streams: insertion into the sorted array moves fewer entries and compares less
+  // than a sift-down, and the next head and the limit are then the first two entries.
+  const Head v = heap_[0];
+  Head* h = heap_.data();
+  const size_t n = heap_.size();
+  size_t i = 0;
+  while (i + 1 < n && h[i + 1] < v) {
+    h[i] = h[i + 1];
+    ++i;
+  }
+  h[i] = v;
+  current_ = cursors_[h[0].stream].get();
+  limit_ = n > 1 ? h[1].ts : UINT64_MAX;
+  return &current_->event();
 }
 
 const Event* EventReader::StreamEnded() {
@@ -104,6 +122,10 @@ const Event* EventReader::StreamEnded() {
     status_ = current_->status();
     current_ = nullptr;
     return nullptr;
+  }
+  if (sorted_) {
+    heap_.erase(heap_.begin());
+    return Top();
   }
   heap_[0] = heap_.back();
   heap_.pop_back();

@@ -68,8 +68,11 @@ class EventReader {
   StreamCursor* current_ = nullptr;  // stream whose event was returned last
   // Smallest head timestamp of the streams other than the top one: while the top stream's
   // next event is not later, it stays on top and the heap is not touched.
-  uint64_t limit_ = 0;  // stream whose event was returned last; advanced on the next call
+  uint64_t limit_ = 0;
   bool started_ = false;
+  // With at most kMaxSorted streams heap_ is kept fully sorted (see Reorder).
+  static constexpr size_t kMaxSorted = 16;
+  bool sorted_ = false;
   Status status_;
   uint64_t total_bytes_ = 0;
 };
