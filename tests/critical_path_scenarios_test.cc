@@ -378,3 +378,31 @@ TEST(CriticalPathScenario, InterruptEntryWithoutExitIsForgottenAtTheNextSwitch) 
 
 }  // namespace
 }  // namespace causeway::testing
+
+namespace causeway::testing {
+namespace {
+
+TEST(CriticalPathScenario, PerfCurrentTaskRevealsAMissingSwitchIn) {
+  // perf on some VMs records the switches into idle but not those out of it; the current
+  // task of every perf event (perf_tid) still says who runs.
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    10 cpu1 switch 2 S -> 0
+    20 cpu0 as 1 waking 2        # 1 wakes 2
+    25 cpu1 as 0 hrtimer_entry   # cpu1 still idle
+    26 cpu1 as 0 hrtimer_exit
+    30 cpu1 as 2 waking 7        # 2 runs: its switch-in (25..30) is not in the trace
+    40 cpu1 switch 2 S -> 0
+    end 50
+  )");
+  EXPECT_EQ(
+      s.Timeline(2),
+      "0 RUNNING | 10 BLOCKED | 20 PREEMPTED<-1 | 26 UNKNOWN(no switch-in seen) | 30 RUNNING | "
+      "40 BLOCKED");
+  EXPECT_EQ(s.counters().inferred_switches, 1u);
+  EXPECT_EQ(s.counters().missing_switch_ins, 0u);
+}
+
+}  // namespace
+}  // namespace causeway::testing

@@ -48,8 +48,16 @@ struct KernelEvent {
   int32_t current_tid = -1;
   uint32_t context_flags = 0;  // kFlagHardirq / kFlagSoftirq, when the trace has them
   bool has_context_flags = false;
+  // Names (comm, filename, irq name): set directly, or decoded on demand through `resolve`
+  // (the CTF adapter does so: most events need no name once the thread has one). Read them
+  // with Name() and Name2().
   std::string_view name;
   std::string_view name2;
+  std::string_view (*resolve)(const KernelEvent& e, int which) = nullptr;
+  const void* source[2] = {};  // opaque to the model: where `resolve` finds the names
+
+  std::string_view Name() const { return resolve ? resolve(*this, 0) : name; }
+  std::string_view Name2() const { return resolve ? resolve(*this, 1) : name2; }
   uint64_t seq = 0;
   uint64_t ack_seq = 0;
   uint32_t tcp_flags = 0;

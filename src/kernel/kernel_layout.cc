@@ -185,6 +185,14 @@ const PlanNode* Present(const ctf::Event& e, const PlanNode* a, const PlanNode* 
 }
 }  // namespace
 
+std::string_view KernelLayout::ResolveName(const KernelEvent& k, int which) {
+  const auto& e = *static_cast<const ctf::Event*>(k.source[0]);
+  const auto& c = *static_cast<const ClassLayout*>(k.source[1]);
+  const Field& f = which == 0 ? c.name : c.name2;
+  const PlanNode* n = Present(e, f.a, f.b);
+  return n ? e.GetString(*n) : std::string_view();
+}
+
 bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const {
   auto integer = [&](const Field& f, int64_t dflt) -> int64_t {
     const PlanNode* n = Present(e, f.a, f.b);
@@ -194,10 +202,6 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
     const PlanNode* n = Present(e, f.a, f.b);
     return n ? e.GetUnsigned(*n) : 0;
   };
-  auto text = [&](const Field& f) -> std::string_view {
-    const PlanNode* n = Present(e, f.a, f.b);
-    return n ? e.GetString(*n) : std::string_view();
-  };
   *out = KernelEvent{};
   out->kind = c.kind;
   out->host = host_of_trace_[c.trace];
@@ -206,8 +210,11 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->tid = static_cast<int32_t>(integer(c.tid, -1));
   out->tid2 = static_cast<int32_t>(integer(c.tid2, -1));
   out->value = integer(c.value, 0);
-  if (c.name.a) out->name = text(c.name);
-  if (c.name2.a) out->name2 = text(c.name2);
+  if (c.name.a || c.name2.a) {
+    out->resolve = &ResolveName;
+    out->source[0] = &e;
+    out->source[1] = &c;
+  }
   if (c.current_tid.a || c.current_tid.b)
     out->current_tid = static_cast<int32_t>(integer(c.current_tid, -1));
   if (c.flags.a) {

@@ -61,6 +61,9 @@ class KernelLayout {
   };
   bool ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const;
   bool ConvertLost(const ctf::Event& e, KernelEvent* out) const;
+  // KernelEvent::resolve: decodes a name from the event it came from (valid while the
+  // ctf::Event is, i.e. during KernelModel::Process).
+  static std::string_view ResolveName(const KernelEvent& k, int which);
 
   std::vector<ClassLayout> classes_;
   std::vector<Kind> kinds_;  // classes_[i].kind, dense

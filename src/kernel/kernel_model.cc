@@ -91,9 +91,12 @@ int64_t KernelModel::FirstSeen(const Host& h, int32_t tid, int64_t ts) const {
   return std::min(since, ts);
 }
 
-void KernelModel::Name(WorkerId w, std::string_view name) {
-  // The dense flag spares a cache miss on the worker for the common case (named already).
-  if ((flags_[w] & kNamed) || name.empty()) return;
+void KernelModel::Name(WorkerId w, const KernelEvent& e, int which) {
+  // The dense flag spares a cache miss on the worker, and decoding the name, in the
+  // common case (named already).
+  if (flags_[w] & kNamed) return;
+  const std::string_view name = which == 0 ? e.Name() : e.Name2();
+  if (name.empty()) return;
   std::string& n = g_->mutable_worker(w).name;
   if (n.empty()) n = std::string(name);
   flags_[w] |= kNamed;
@@ -122,9 +125,12 @@ void KernelModel::Process(const KernelEvent& e) {
     c->started = true;
     c->first_ts = e.ts;
   }
-  // perf says which task was current; use it while the model does not know.
-  if (c && e.current_tid >= 0 && c->current == kUnknownTid && e.kind != Kind::kSwitch)
-    c->current = e.current_tid;
+  // perf says which task is current. When the model does not know, or thinks another task
+  // runs, a switch is missing from the trace (perf on some VMs drops the switches out of
+  // idle): the task is running now, since some time after this CPU's previous event.
+  if (c && e.current_tid >= 0 && e.kind != Kind::kSwitch && c->current != e.current_tid)
+    InferSwitch(e, c);
+  if (c) c->last_ts = e.ts;
   // An interrupt entry whose exit is not in the trace (recording started or stopped inside
   // it, lost events) would label every later wake-up on that CPU. The scheduler never runs
   // in interrupt context, and perf's flags say when an event is in task context: either
@@ -151,7 +157,7 @@ void KernelModel::Process(const KernelEvent& e) {
       break;
     case Kind::kExec: {
       const WorkerId w = Find(h, e.tid);
-      if (w != graph::kNoWorker) g_->mutable_worker(w).name = std::string(Basename(e.name));
+      if (w != graph::kNoWorker) g_->mutable_worker(w).name = std::string(Basename(e.Name()));
       break;
     }
     case Kind::kExit: {
@@ -164,7 +170,7 @@ void KernelModel::Process(const KernelEvent& e) {
       OnStatedump(e);
       break;
     case Kind::kIrqEntry:
-      Push(e, c, Ctx::kHardirq, IrqQual(h, e.value, e.name));
+      Push(e, c, Ctx::kHardirq, IrqQual(h, e));
       break;
     case Kind::kIrqExit:
       Pop(c, Ctx::kHardirq);
@@ -182,7 +188,7 @@ void KernelModel::Process(const KernelEvent& e) {
       Pop(c, Ctx::kTimer);
       break;
     case Kind::kIpiEntry:
-      Push(e, c, Ctx::kIpi, g_->Intern(fmt::format("ipi {}", e.name)));
+      Push(e, c, Ctx::kIpi, g_->Intern(fmt::format("ipi {}", e.Name())));
       break;
     case Kind::kIpiExit:
       Pop(c, Ctx::kIpi);
@@ -216,6 +222,29 @@ void KernelModel::Process(const KernelEvent& e) {
   }
 }
 
+void KernelModel::InferSwitch(const KernelEvent& e, Cpu* c) {
+  Host& h = hosts_[e.host];
+  const int64_t since = c->started ? c->last_ts : e.ts;
+  if (c->current > 0) {
+    const WorkerId old = Find(h, c->current);
+    if (old != graph::kNoWorker && g_->open_state(old) == State::kRunning)
+      g_->SetState(old, since, State::kUnknown, q_no_switch_in_);
+  }
+  const bool was_unknown = c->current == kUnknownTid;
+  c->current = e.current_tid;
+  if (e.current_tid <= 0) return;
+  if (!was_unknown) ++counters_.inferred_switches;
+  WorkerId w = Find(h, e.current_tid);
+  if (w == graph::kNoWorker || !g_->alive(w)) {
+    w = NewThread(e.host, e.current_tid, was_unknown ? c->first_ts : since, State::kRunning, {});
+    return;
+  }
+  if (g_->open_state(w) != State::kRunning) {
+    if (!was_unknown) g_->SetState(w, since, State::kUnknown, q_no_switch_in_);
+    g_->SetState(w, e.ts, State::kRunning);
+  }
+}
+
 void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
   ++counters_.switches;
   Host& h = hosts_[e.host];
@@ -238,7 +267,7 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
       ++counters_.missing_switch_ins;
       g_->RelabelOpen(w, State::kUnknown, q_no_switch_in_);
     }
-    Name(w, e.name);
+    Name(w, e, 0);
     // Runnable when prev_state is TASK_RUNNING (0) in its low byte; the bits above are the
     // kernels' "preempted" report flag (0x800 in 4.x, 0x100 from 4.14). Trace Compass tests
     // `& 3` instead, which takes idle kernel threads (0x80, 'I') and parked ones (0x40) for
@@ -256,7 +285,7 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
     WorkerId w = Find(h, next);
     if (w == graph::kNoWorker || !g_->alive(w)) {
       // Never seen: it existed before the host's first event, doing something unknown.
-      w = NewThread(e.host, next, FirstSeen(h, next, e.ts), State::kUnknown, e.name2,
+      w = NewThread(e.host, next, FirstSeen(h, next, e.ts), State::kUnknown, e.Name2(),
                     q_no_history_);
     } else {
       const State s = g_->open_state(w);
@@ -266,7 +295,7 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
         g_->RelabelOpen(w, State::kUnknown, q_no_wakeup_);
       }
     }
-    Name(w, e.name2);
+    Name(w, e, 1);
     g_->SetState(w, e.ts, State::kRunning);
   }
   if (c) c->current = next;
@@ -356,9 +385,9 @@ void KernelModel::OnWakeup(const KernelEvent& e, Cpu* c) {
   WorkerId t = Find(h, e.tid);
   if (t == graph::kNoWorker || !g_->alive(t)) {
     // Never seen before: blocked since the host's first event at least.
-    t = NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), State::kBlocked, e.name);
+    t = NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), State::kBlocked, e.Name());
   }
-  Name(t, e.name);
+  Name(t, e, 0);
   const State s = g_->open_state(t);
   if (s == State::kUnknown) {
     g_->SetState(t, e.ts, State::kPreempted);
@@ -389,7 +418,7 @@ void KernelModel::OnFork(const KernelEvent& e, Cpu* c) {
   }
   // A new task is runnable as soon as the parent's fork returns (wake_up_new_task runs in
   // the same system call); many traces do not record sched_wakeup_new at all.
-  const WorkerId child = NewThread(e.host, e.tid2, e.ts, State::kPreempted, e.name, q_new_);
+  const WorkerId child = NewThread(e.host, e.tid2, e.ts, State::kPreempted, e.Name(), q_new_);
   if (parent != graph::kNoWorker) {
     if (g_->open_state(parent) != State::kRunning) g_->SetState(parent, e.ts, State::kRunning);
     g_->mutable_worker(child).in.push_back(graph::InLink{
@@ -401,7 +430,7 @@ void KernelModel::OnStatedump(const KernelEvent& e) {
   Host& h = hosts_[e.host];
   const WorkerId w = Find(h, e.tid);
   if (w != graph::kNoWorker) {
-    Name(w, e.name);
+    Name(w, e, 0);
     return;
   }
   if (e.tid <= 0) return;
@@ -409,7 +438,7 @@ void KernelModel::OnStatedump(const KernelEvent& e) {
   State s = State::kUnknown;
   if (e.value == 5) s = State::kBlocked;
   if (e.value == 2) s = State::kPreempted;
-  NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), s, e.name,
+  NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), s, e.Name(),
             s == State::kUnknown ? q_no_history_ : 0);
 }
 
@@ -439,9 +468,11 @@ void KernelModel::Pop(Cpu* c, Ctx type) {
   --c->depth;
 }
 
-StringId KernelModel::IrqQual(Host& h, int64_t irq, std::string_view name) {
+StringId KernelModel::IrqQual(Host& h, const KernelEvent& e) {
+  const int64_t irq = e.value;
   auto it = h.irq_quals.find(irq);
   if (it != h.irq_quals.end()) return it->second;
+  const std::string_view name = e.Name();
   const StringId q =
       g_->Intern(name.empty() ? fmt::format("irq {}", irq) : fmt::format("irq {} {}", irq, name));
   h.irq_quals.emplace(irq, q);

@@ -47,6 +47,7 @@ struct ModelCounters {
   uint64_t missing_wakeups = 0;     // blocked thread scheduled in without a wake-up
   uint64_t missing_switch_ins = 0;  // thread switched out while not known to run
   uint64_t interrupt_mismatches = 0;
+  uint64_t inferred_switches = 0;  // perf's current task contradicted the model's
 };
 
 class KernelModel {
@@ -81,6 +82,7 @@ class KernelModel {
     int32_t current = kUnknownTid;
     bool started = false;
     int64_t first_ts = 0;
+    int64_t last_ts = 0;  // of the CPU's previous event
     int depth = 0;
     Frame stack[kMaxDepth];
     Frame* top() { return depth > 0 ? &stack[std::min(depth, kMaxDepth) - 1] : nullptr; }
@@ -124,10 +126,12 @@ class KernelModel {
                             std::string_view name, graph::StringId q = 0);
   // The worker of the task running on a CPU, created when first seen.
   graph::WorkerId RunningTask(uint32_t host, Cpu* c, int32_t tid, int64_t ts);
-  void Name(graph::WorkerId w, std::string_view name);
+  // Names w from the event's name (which = 0) or second name (1) if it has none yet.
+  void Name(graph::WorkerId w, const KernelEvent& e, int which);
   int64_t FirstSeen(const Host& h, int32_t tid, int64_t ts) const;
 
   void OnSwitch(const KernelEvent& e, Cpu* c);
+  void InferSwitch(const KernelEvent& e, Cpu* c);
   void OnWakeup(const KernelEvent& e, Cpu* c);
   void OnFork(const KernelEvent& e, Cpu* c);
   void OnStatedump(const KernelEvent& e);
@@ -137,7 +141,7 @@ class KernelModel {
   void Push(const KernelEvent& e, Cpu* c, Ctx type, graph::StringId q);
   void Pop(Cpu* c, Ctx type);
   Cause WakeCause(const KernelEvent& e, Cpu* c, graph::WorkerId target);
-  graph::StringId IrqQual(Host& h, int64_t irq, std::string_view name);
+  graph::StringId IrqQual(Host& h, const KernelEvent& e);
   graph::StringId SoftirqQual(int64_t vec);
   void ExpirePackets(int64_t now);
 

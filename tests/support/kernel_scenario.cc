@@ -67,6 +67,10 @@ KernelScenario::KernelScenario(const std::string& script) {
     e.ts = std::stoll(w[0]);
     e.cpu = std::stoi(w[1].substr(3));
     size_t i = 2;
+    if (w[i] == "as" && w.size() > i + 1) {
+      e.current_tid = std::stoi(w[i + 1]);
+      i += 2;
+    }
     if (w[i] == "flags" && w.size() > i + 1) {
       e.has_context_flags = true;
       e.context_flags = w[i + 1] == "HARDIRQ" ? kernel::kFlagHardirq : kernel::kFlagSoftirq;

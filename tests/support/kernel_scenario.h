@@ -13,6 +13,7 @@
 //   TS cpuN block_complete DEV
 //   TS cpuN lost COUNT END_TS
 //   TS cpuN flags HARDIRQ|SOFTIRQ waking TID      (perf-style context flags, no irq events)
+//   TS cpuN as TID VERB ...     (perf-style current task of the event: perf_tid)
 //   host NAME                   (the following lines are that host's; default "A")
 //   end TS                      (end of the analysis; default: the last event)
 // '#' starts a comment.
