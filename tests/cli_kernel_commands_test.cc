@@ -8,18 +8,10 @@
 namespace causeway::testing {
 namespace {
 
-CommandResult Cli(const std::string& args, std::string* err) {
-  TempDir tmp;
-  const std::string err_path = tmp.path() + "/err";
-  CommandResult r = RunCommand(std::string(CAUSEWAY_CLI) + " " + args, err_path);
-  *err = RunCommand("cat '" + err_path + "'").out;
-  return r;
-}
-
 TEST(CliKernelCommandsTest, ThreadsJsonListsEveryThreadWithItsStates) {
   std::string err;
   const CommandResult r =
-      Cli("threads '" + TestTrace("lttng/many-threads") + "' --format json", &err);
+      RunCli("threads '" + TestTrace("lttng/many-threads") + "' --format json", &err);
   ASSERT_EQ(r.exit_code, 0) << err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["hosts"], nlohmann::json::array({"wilbrod"}));
@@ -38,7 +30,7 @@ TEST(CliKernelCommandsTest, CritpathJsonTilesTheRangeAndSummarizes) {
   // genKernelTraces (tid 2673) forks the 8000 threads and waits for them.
   std::string err;
   const CommandResult r =
-      Cli("critpath '" + TestTrace("lttng/many-threads") + "' --tid 2673 --format json", &err);
+      RunCli("critpath '" + TestTrace("lttng/many-threads") + "' --tid 2673 --format json", &err);
   ASSERT_EQ(r.exit_code, 0) << err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["thread"]["tid"], 2673);
@@ -63,7 +55,7 @@ TEST(CliKernelCommandsTest, CritpathTextHasThePathAndBothSummaries) {
   std::string err;
   const std::string trace = TestTrace("lttng/many-threads");
   const CommandResult r =
-      Cli("critpath '" + trace + "' --tid 2673 --begin 1457113582.90 --end 1457113582.95", &err);
+      RunCli("critpath '" + trace + "' --tid 2673 --begin 1457113582.90 --end 1457113582.95", &err);
   ASSERT_EQ(r.exit_code, 0) << err;
   EXPECT_NE(r.out.find("Critical path of tid 2673 (genKernelTraces) on host wilbrod"),
             std::string::npos)
@@ -90,10 +82,16 @@ TEST(CliKernelCommandsTest, ErrorsNameTheProblem) {
       {"threads '" + kernel + "' --sort size", 2, "--sort"},
       {"threads '" + TestTrace("lttng/memory") + "'", 1, "No scheduling events"},
       {"threads /nonexistent/trace", 1, "/nonexistent/trace"},
+      {"critpath '" + kernel + "' --tid 2673 --begin 12:00", 2, "invalid time '12:00'"},
+      {"critpath '" + kernel + "' --tid many", 2, "--tid"},
+      {"threads '" + kernel + "' --limit -1", 2, "--limit"},
+      // A corrupt trace: the reader's error, naming file and offset, and exit code 1.
+      {"threads '" + std::string(CAUSEWAY_TEST_DATA) + "/fail/bad-packet-magic/trace'", 1,
+       "bad packet magic"},
   };
   for (const auto& c : cases) {
     std::string err;
-    const CommandResult r = Cli(c.args, &err);
+    const CommandResult r = RunCli(c.args, &err);
     EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << err;
     EXPECT_NE(err.find(c.message), std::string::npos) << c.args << "\n" << err;
   }

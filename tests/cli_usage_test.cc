@@ -6,14 +6,6 @@
 namespace causeway::testing {
 namespace {
 
-CommandResult Cli(const std::string& args, std::string* err) {
-  TempDir tmp;
-  const std::string err_path = tmp.path() + "/err";
-  CommandResult r = RunCommand(std::string(CAUSEWAY_CLI) + " " + args, err_path);
-  *err = RunCommand("cat '" + err_path + "'").out;
-  return r;
-}
-
 TEST(CliUsageTest, BadFlagsExitTwoWithAMessage) {
   const std::string trace = TestTrace("lttng/memory");
   struct Case {
@@ -31,7 +23,7 @@ TEST(CliUsageTest, BadFlagsExitTwoWithAMessage) {
   };
   for (const auto& c : cases) {
     std::string err;
-    CommandResult r = Cli(c.args, &err);
+    CommandResult r = RunCli(c.args, &err);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << err;
     EXPECT_NE(err.find(c.message), std::string::npos) << c.args << "\n" << err;
     EXPECT_TRUE(r.out.empty()) << c.args;
@@ -40,17 +32,17 @@ TEST(CliUsageTest, BadFlagsExitTwoWithAMessage) {
 
 TEST(CliUsageTest, MissingTraceExitsOneNamingThePath) {
   std::string err;
-  CommandResult r = Cli("stats /nonexistent/causeway-trace", &err);
+  CommandResult r = RunCli("stats /nonexistent/causeway-trace", &err);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(err.find("/nonexistent/causeway-trace does not exist"), std::string::npos) << err;
 }
 
 TEST(CliUsageTest, HelpAndVersionExitZero) {
   std::string err;
-  CommandResult help = Cli("events --help", &err);
+  CommandResult help = RunCli("events --help", &err);
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("--name"), std::string::npos);
-  CommandResult version = Cli("--version", &err);
+  CommandResult version = RunCli("--version", &err);
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_NE(version.out.find("causeway"), std::string::npos);
 }

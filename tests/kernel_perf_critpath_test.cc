@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <set>
 
 #include "analysis/kernel_analysis.h"
@@ -13,10 +14,7 @@
 namespace causeway::testing {
 namespace {
 
-TEST(KernelPerfCritpathTest, ShellWaitingForTwoSleepsIsTimerTimeThroughTheChildren) {
-  if (geteuid() != 0)
-    GTEST_SKIP() << "system-wide perf recording needs root; skipped (not counted as passed)";
-  ASSERT_TRUE(HaveProgram("perf")) << "perf is missing: run scripts/setup.sh";
+bool RecordAndCheck() {
   TempDir tmp;
   const std::string data = tmp.path() + "/perf.data", ctf = tmp.path() + "/ctf";
   // perf restores the machine's tracing state when it exits.
@@ -26,12 +24,15 @@ TEST(KernelPerfCritpathTest, ShellWaitingForTwoSleepsIsTimerTimeThroughTheChildr
       "-e irq:irq_handler_entry -e irq:irq_handler_exit -e irq:softirq_entry "
       "-e irq:softirq_exit -e timer:hrtimer_expire_entry -e timer:hrtimer_expire_exit -o '" +
       data + "' -- sh -c 'sleep 0.05; sleep 0.05'");
-  ASSERT_EQ(rec.exit_code, 0) << "perf record failed";
+  EXPECT_EQ(rec.exit_code, 0) << "perf record failed";
+  if (rec.exit_code != 0) return false;
   CommandResult conv = RunCommand("perf data convert -i '" + data + "' --to-ctf '" + ctf + "'");
-  ASSERT_EQ(conv.exit_code, 0) << "perf data convert --to-ctf failed";
+  EXPECT_EQ(conv.exit_code, 0) << "perf data convert --to-ctf failed";
+  if (conv.exit_code != 0) return false;
 
   auto a = analysis::AnalyzeKernel({ctf});
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  if (!a.ok()) return false;
   const graph::ExecutionGraph& g = (*a)->graph;
   graph::CriticalPathFinder finder(g);
   bool found = false;
@@ -40,10 +41,11 @@ TEST(KernelPerfCritpathTest, ShellWaitingForTwoSleepsIsTimerTimeThroughTheChildr
     // Every path tiles its thread's life.
     int64_t at = p.begin;
     for (const auto& s : p.segments) {
-      ASSERT_EQ(s.start, at) << "thread " << g.worker(w).tid;
+      EXPECT_EQ(s.start, at) << "thread " << g.worker(w).tid;
+      if (s.start != at) return false;
       at = s.end;
     }
-    ASSERT_EQ(at, p.end) << "thread " << g.worker(w).tid;
+    EXPECT_EQ(at, p.end) << "thread " << g.worker(w).tid;
     if (g.worker(w).name != "sh") continue;
     std::set<graph::WorkerId> sleeps;
     int64_t on_sleeps = 0;
@@ -56,6 +58,23 @@ TEST(KernelPerfCritpathTest, ShellWaitingForTwoSleepsIsTimerTimeThroughTheChildr
     // on this VM perf sometimes drops events of an idle CPU (then they are UNKNOWN). That
     // the shell waited on its two children holds either way.
     if (sleeps.size() == 2 && on_sleeps >= 80'000'000) found = true;
+  }
+  return found;
+}
+
+TEST(KernelPerfCritpathTest, ShellWaitingForTwoSleepsWaitsThroughTheChildren) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "system-wide perf recording needs root; skipped (not counted as passed)";
+  ASSERT_TRUE(HaveProgram("perf")) << "perf is missing: run scripts/setup.sh";
+  // perf on this VM sometimes drops a CPU's events around idle (then the shell's wake-up
+  // by its child is missing and its wait is honestly UNKNOWN). Such a recording says
+  // nothing about the analysis, so up to three recordings are made; each attempt's trace
+  // must still tile, and one must show the shell waiting on both children.
+  bool found = false;
+  for (int attempt = 1; attempt <= 3 && !found; ++attempt) {
+    SCOPED_TRACE("recording " + std::to_string(attempt));
+    found = RecordAndCheck();
+    if (!found) std::printf("recording %d: the shell's path does not reach both sleeps\n", attempt);
   }
   EXPECT_TRUE(found) << "no `sh` whose critical path runs >= 80 ms through its two `sleep` "
                         "children";

@@ -115,7 +115,8 @@ Runner RegisterThreads(CLI::App& app) {
       ->check(CLI::IsMember({"running", "preempted", "blocked", "interrupted", "timer", "network",
                              "block_device", "ipi", "unknown", "tid", "start"}))
       ->capture_default_str();
-  cmd->add_option("--limit", o->limit, "Show at most this many threads (0: all)");
+  cmd->add_option("--limit", o->limit, "Show at most this many threads (0: all)")
+      ->check(CLI::NonNegativeNumber);
   return [o] { return RunThreads(*o); };
 }
 

@@ -444,7 +444,6 @@ void KernelModel::OnStatedump(const KernelEvent& e) {
 
 void KernelModel::Push(const KernelEvent& e, Cpu* c, Ctx type, StringId q) {
   if (!c) return;
-  (void)e;
   if (c->depth < kMaxDepth) {
     Frame& f = c->stack[c->depth];
     f = Frame{};

@@ -27,6 +27,14 @@ CommandResult RunCommand(const std::string& command, const std::string& stderr_p
   return r;
 }
 
+CommandResult RunCli(const std::string& args, std::string* err) {
+  TempDir tmp;
+  const std::string err_path = tmp.path() + "/err";
+  CommandResult r = RunCommand(std::string(CAUSEWAY_CLI) + " " + args, err_path);
+  *err = RunCommand("cat '" + err_path + "'").out;
+  return r;
+}
+
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;

@@ -18,6 +18,9 @@ CommandResult RunCommand(const std::string& command, const std::string& stderr_p
 
 std::vector<std::string> SplitLines(const std::string& text);
 
+// Runs the causeway CLI with `args` (shell syntax); its stderr goes to *err.
+CommandResult RunCli(const std::string& args, std::string* err);
+
 // A fresh empty directory under $TMPDIR, removed by the destructor.
 class TempDir {
  public:
