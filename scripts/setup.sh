@@ -8,6 +8,8 @@ PACKAGES=(
   clang libclang-rt-14-dev           # libFuzzer targets
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libzstd-dev
+  libbpf-dev bpftool libelf-dev zlib1g-dev   # the recorder: eBPF programs, CO-RE skeleton
+  iproute2 util-linux                # record tests: network namespaces, setpriv, unshare
   babeltrace2                        # the reference CTF reader, used by tests and benchmarks
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
   valgrind

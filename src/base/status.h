@@ -15,12 +15,14 @@ namespace causeway {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,  // the user asked for something that cannot be (bad flag, bad query)
-  kNotFound,         // a file, thread, stream or field that does not exist
-  kDataLoss,         // input is corrupt or truncated
-  kUnimplemented,    // valid input using a feature we do not support
-  kIoError,          // the operating system refused
-  kInternal,         // a bug of ours
+  kInvalidArgument,     // the user asked for something that cannot be (bad flag, bad query)
+  kNotFound,            // a file, thread, stream or field that does not exist
+  kDataLoss,            // input is corrupt or truncated
+  kUnimplemented,       // valid input using a feature we do not support
+  kIoError,             // the operating system refused
+  kPermissionDenied,    // needs privileges the process does not have (root, CAP_BPF)
+  kFailedPrecondition,  // the machine lacks a feature (BTF, a tracepoint, a program)
+  kInternal,            // a bug of ours
 };
 
 class [[nodiscard]] Status {
@@ -72,6 +74,12 @@ inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move
 inline Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
 inline Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
 inline Status IoError(std::string m) { return {StatusCode::kIoError, std::move(m)}; }
+inline Status PermissionDenied(std::string m) {
+  return {StatusCode::kPermissionDenied, std::move(m)};
+}
+inline Status FailedPrecondition(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 template <typename T>

@@ -14,5 +14,7 @@ Runner RegisterEvents(CLI::App& app);
 Runner RegisterStats(CLI::App& app);
 Runner RegisterThreads(CLI::App& app);
 Runner RegisterCritpath(CLI::App& app);
+Runner RegisterRecord(CLI::App& app);
+Runner RegisterSnapshot(CLI::App& app);
 
 }  // namespace causeway::cli

@@ -19,12 +19,15 @@ int main(int argc, char** argv) {
   causeway::cli::Runner stats = causeway::cli::RegisterStats(app);
   causeway::cli::Runner threads = causeway::cli::RegisterThreads(app);
   causeway::cli::Runner critpath = causeway::cli::RegisterCritpath(app);
+  causeway::cli::Runner record = causeway::cli::RegisterRecord(app);
+  causeway::cli::Runner snapshot = causeway::cli::RegisterSnapshot(app);
   const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
                                              [&](CLI::App* c) { return c->check_name(argv[1]); });
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
-                 "causeway: unknown command '%s' (commands: events, stats, threads, critpath; see "
+                 "causeway: unknown command '%s' (commands: record, snapshot, events, stats, "
+                 "threads, critpath; see "
                  "causeway --help)\n",
                  argv[1]);
     return 2;
@@ -39,5 +42,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("stats")) return stats();
   if (app.got_subcommand("threads")) return threads();
   if (app.got_subcommand("critpath")) return critpath();
+  if (app.got_subcommand("record")) return record();
+  if (app.got_subcommand("snapshot")) return snapshot();
   return 2;
 }

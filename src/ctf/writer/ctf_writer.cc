@@ -668,6 +668,10 @@ Status CtfWriter::Close() {
     s.buf.reset();
   }
 
+  return WriteMetadata();
+}
+
+Status CtfWriter::WriteMetadata() {
   std::string path = dir_ + "/metadata";
   std::string text = MetadataText();
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

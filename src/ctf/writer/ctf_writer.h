@@ -297,6 +297,11 @@ class CtfWriter {
   // status. Idempotent.
   Status Close();
 
+  // Writes `metadata` now, for the event classes declared so far (Close() rewrites it).
+  // A recorder calls it before the first event, so that a trace cut short by a crash is
+  // still readable up to its last flushed packet.
+  Status WriteMetadata();
+
   const Status& status() const { return status_; }
   uint64_t events_written() const;
   // Stream bytes: packets flushed plus the content of the open packets.

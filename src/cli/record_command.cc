@@ -1,0 +1,205 @@
+// causeway record: record kernel events (and the user-space traces of the command it runs).
+#include <signal.h>
+
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "record/control_socket.h"
+#include "record/recorder.h"
+
+namespace causeway::cli {
+
+namespace {
+
+void OnStopSignal(int sig) {
+  record::Signals().stop_signal.store(sig);
+  record::Signals().stop.store(true);
+}
+void OnSnapshotSignal(int) { record::Signals().snapshot_requests.fetch_add(1); }
+
+void InstallSignals() {
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sa.sa_handler = OnSnapshotSignal;
+  sigaction(SIGUSR1, &sa, nullptr);
+}
+
+size_t ParseSize(const std::string& s, const char* flag) {
+  size_t mult = 1;
+  std::string num = s;
+  if (!num.empty()) {
+    const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(num.back())));
+    if (u == 'K' || u == 'M' || u == 'G') {
+      mult = u == 'K' ? 1u << 10 : u == 'M' ? 1u << 20 : 1u << 30;
+      num.pop_back();
+    }
+  }
+  size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(num, &pos);
+  } catch (...) {
+    pos = 0;
+  }
+  if (pos == 0 || pos != num.size())
+    throw CLI::ValidationError(flag, fmt::format("'{}' is not a size (examples: 16M, 512K)", s));
+  return static_cast<size_t>(v) * mult;
+}
+
+}  // namespace
+
+Runner RegisterRecord(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "record",
+      "Record kernel events (scheduling, interrupts, timers, disk, TCP segments) as a CTF "
+      "trace, optionally while running a command.\n"
+      "Needs root and a kernel with BTF. The trace goes to DIR/kernel; programs using "
+      "causeway-client write their spans' events to DIR/ust.\n"
+      "Examples:\n"
+      "  causeway record -o /tmp/rec --duration 5\n"
+      "  causeway record -o /tmp/rec -- ./my-server --port 8080\n"
+      "  causeway record -o /tmp/rec --snapshot --trigger-latency 50ms -- ./my-server\n"
+      "    (then `causeway snapshot /tmp/rec` or `kill -USR1 <recorder pid>` dumps the last "
+      "seconds)");
+  struct Opts {
+    record::RecordOptions r;
+    std::string ring = "16M";
+    std::string snapshot_size = "64M";
+    std::string trigger;
+    std::string format = "text";
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("-o,--output", o->r.output_dir,
+                  "Recording directory (created; must not exist or be empty)")
+      ->required();
+  cmd->add_option("--duration", o->r.duration_s,
+                  "Stop after this many seconds (default: when the command exits, or on "
+                  "Ctrl-C / SIGTERM)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--syscalls", o->r.syscalls, "Also record every system call entry and exit");
+  cmd->add_option("--buffer-size", o->ring,
+                  "Kernel ring buffer shared by all CPUs, a power of 2 (default 16M); records "
+                  "that do not fit are counted as lost and marked in the trace");
+  cmd->add_flag("--snapshot", o->r.snapshot,
+                "Flight-recorder mode: keep the last events per CPU in memory and write them "
+                "only when triggered (causeway snapshot DIR, SIGUSR1, or a slow span)");
+  cmd->add_option("--snapshot-size", o->snapshot_size,
+                  "Memory per CPU for --snapshot (default 64M)");
+  cmd->add_option("--trigger-latency", o->trigger,
+                  "With --snapshot: programs using causeway-client request a snapshot when a "
+                  "span is slower than this (e.g. 50ms, 2s, 500us)");
+  cmd->add_option("--format", o->format, "Summary format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("command", o->r.command, "Command to run while recording (after --)");
+  cmd->prefix_command(false);
+  return [o]() -> int {
+    record::RecordOptions opts = o->r;
+    try {
+      opts.ring_bytes = ParseSize(o->ring, "--buffer-size");
+      opts.snapshot_bytes_per_cpu = ParseSize(o->snapshot_size, "--snapshot-size");
+    } catch (const CLI::ValidationError& e) {
+      std::fprintf(stderr, "causeway record: %s\n", e.what());
+      return 2;
+    }
+    if (!o->trigger.empty()) {
+      if (!opts.snapshot) {
+        std::fprintf(stderr, "causeway record: --trigger-latency needs --snapshot\n");
+        return 2;
+      }
+      double v = 0;
+      char unit[8] = {};
+      if (std::sscanf(o->trigger.c_str(), "%lf%7s", &v, unit) < 1 || v <= 0) {
+        std::fprintf(stderr,
+                     "causeway record: --trigger-latency '%s' is not a duration (examples: "
+                     "50ms, 2s, 500us)\n",
+                     o->trigger.c_str());
+        return 2;
+      }
+      const std::string u = unit;
+      const double mult = u == "s" || u.empty() ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3
+                                                     : u == "ns" ? 1.0
+                                                                 : -1;
+      if (mult < 0) {
+        std::fprintf(stderr, "causeway record: unknown unit '%s' in --trigger-latency\n",
+                     unit);
+        return 2;
+      }
+      opts.trigger_latency_ns = static_cast<int64_t>(v * mult);
+    }
+    const bool tty = isatty(2);
+    opts.progress = [tty](const std::string& line) {
+      std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
+    };
+    InstallSignals();
+    auto sum = record::Record(opts);
+    if (tty) std::fputs("\r\033[K", stderr);
+    if (!sum.ok()) {
+      std::fprintf(stderr, "causeway record: %s\n", sum.status().ToString().c_str());
+      return 1;
+    }
+    if (o->format == "json") {
+      nlohmann::json j = {{"output", opts.output_dir},
+                          {"kernel_trace", sum->kernel_trace},
+                          {"snapshots", sum->snapshots},
+                          {"events", sum->events},
+                          {"bytes", sum->bytes},
+                          {"lost", sum->lost},
+                          {"clamped", sum->clamped},
+                          {"unknown_records", sum->unknown},
+                          {"overwritten", sum->overwritten},
+                          {"seconds", sum->seconds},
+                          {"stop_reason", sum->stop_reason},
+                          {"probes", sum->probes}};
+      if (sum->command_exit >= 0) j["command_exit"] = sum->command_exit;
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      std::printf("Recorded %.1f s (%s): %llu events, %.1f MB", sum->seconds,
+                  sum->stop_reason.c_str(), static_cast<unsigned long long>(sum->events),
+                  sum->bytes / 1e6);
+      std::printf(", %llu lost%s\n", static_cast<unsigned long long>(sum->lost),
+                  sum->lost ? " (marked in the trace; try a larger --buffer-size)" : "");
+      if (!sum->kernel_trace.empty()) std::printf("Kernel trace: %s\n", sum->kernel_trace.c_str());
+      for (const std::string& s : sum->snapshots) std::printf("Snapshot: %s\n", s.c_str());
+      if (opts.snapshot && sum->snapshots.empty())
+        std::printf("No snapshot was triggered: nothing written.\n");
+      if (sum->clamped || sum->unknown)
+        std::printf("Repaired: %llu events re-timed to keep CPU order, %llu unknown records\n",
+                    static_cast<unsigned long long>(sum->clamped),
+                    static_cast<unsigned long long>(sum->unknown));
+      std::printf("User-space traces (causeway-client): %s/ust\n", opts.output_dir.c_str());
+    }
+    if (sum->command_exit > 0) return sum->command_exit;
+    return 0;
+  };
+}
+
+Runner RegisterSnapshot(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "snapshot",
+      "Ask a running `causeway record --snapshot -o DIR` to write what it holds in memory; "
+      "prints the snapshot's directory.");
+  auto dir = std::make_shared<std::string>();
+  cmd->add_option("DIR", *dir, "The recording directory given to causeway record -o")
+      ->required();
+  return [dir]() -> int {
+    auto reply = record::SendControl(*dir + "/control.sock", "snapshot manual", 60'000);
+    if (!reply.ok()) {
+      std::fprintf(stderr, "causeway snapshot: %s\n", reply.status().ToString().c_str());
+      return 1;
+    }
+    if (reply->rfind("ok ", 0) == 0) {
+      std::printf("%s\n", reply->substr(3).c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "causeway snapshot: %s\n", reply->c_str());
+    return 1;
+  };
+}
+
+}  // namespace causeway::cli

@@ -1,0 +1,167 @@
+/* Records the recorder's BPF programs put in the ring buffer, shared by the BPF side (C,
+ * compiled with clang -target bpf) and the user-space side (C++). Plain C, fixed sizes, no
+ * pointers: user space copies them as bytes. Every record starts with cw_header; `size` is
+ * the record's total size so a reader can skip types it does not know. */
+#ifndef CAUSEWAY_RECORD_BPF_RECORD_EVENT_H_
+#define CAUSEWAY_RECORD_BPF_RECORD_EVENT_H_
+
+#ifdef __bpf__
+/* vmlinux.h provides the __u* types. */
+#else
+#include <linux/types.h>
+#endif
+
+enum cw_type {
+  CW_SCHED_SWITCH = 1,
+  CW_SCHED_WAKING = 2,
+  CW_SCHED_WAKEUP_NEW = 3,
+  CW_PROCESS_FORK = 4,
+  CW_PROCESS_EXEC = 5,
+  CW_PROCESS_EXIT = 6,
+  CW_IRQ_ENTRY = 7,
+  CW_IRQ_EXIT = 8,
+  CW_SOFTIRQ_ENTRY = 9,
+  CW_SOFTIRQ_EXIT = 10,
+  CW_HRTIMER_ENTRY = 11,
+  CW_HRTIMER_EXIT = 12,
+  CW_BLOCK_ISSUE = 13,
+  CW_BLOCK_COMPLETE = 14,
+  CW_NET_SEND = 15,
+  CW_NET_RECV = 16,
+  CW_SYSCALL_ENTRY = 17,
+  CW_SYSCALL_EXIT = 18,
+  CW_TYPE_COUNT = 19,
+  /* Made by user space, never by the BPF side: a thread that existed at the start. */
+  CW_STATEDUMP_PROCESS = 100,
+  /* Made by user space: records the ring buffer dropped on this CPU before this point. */
+  CW_LOST = 101,
+};
+
+#define CW_COMM_LEN 16
+#define CW_FILENAME_LEN 128
+#define CW_IRQ_NAME_LEN 32
+
+struct cw_header {
+  __u64 ts; /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) */
+  __u32 cpu;
+  __u16 type; /* enum cw_type */
+  __u16 size; /* of the whole record */
+};
+
+struct cw_sched_switch {
+  struct cw_header h;
+  char prev_comm[CW_COMM_LEN];
+  char next_comm[CW_COMM_LEN];
+  __s32 prev_tid;
+  __s32 prev_prio;
+  __s64 prev_state; /* LTTng's encoding: one TASK_REPORT bit; 0x100 when preempted */
+  __s32 next_tid;
+  __s32 next_prio;
+};
+
+/* sched_waking and sched_wakeup_new */
+struct cw_sched_wakeup {
+  struct cw_header h;
+  char comm[CW_COMM_LEN];
+  __s32 tid;
+  __s32 prio;
+  __s32 target_cpu;
+  __s32 pad;
+};
+
+struct cw_process_fork {
+  struct cw_header h;
+  char parent_comm[CW_COMM_LEN];
+  char child_comm[CW_COMM_LEN];
+  __s32 parent_tid;
+  __s32 parent_pid;
+  __s32 child_tid;
+  __s32 child_pid;
+};
+
+struct cw_process_exec {
+  struct cw_header h;
+  char filename[CW_FILENAME_LEN];
+  __s32 tid;
+  __s32 old_tid;
+};
+
+struct cw_process_exit {
+  struct cw_header h;
+  char comm[CW_COMM_LEN];
+  __s32 tid;
+  __s32 prio;
+};
+
+struct cw_irq {
+  struct cw_header h;
+  char name[CW_IRQ_NAME_LEN]; /* entry only */
+  __s32 irq;
+  __s32 ret; /* exit only */
+};
+
+struct cw_softirq {
+  struct cw_header h;
+  __u32 vec;
+  __u32 pad;
+};
+
+struct cw_hrtimer {
+  struct cw_header h;
+  __u64 hrtimer;
+  __u64 function; /* entry only */
+  __s64 now;      /* entry only */
+};
+
+struct cw_block {
+  struct cw_header h;
+  char comm[CW_COMM_LEN]; /* issue only */
+  __u64 sector;
+  __u32 dev;
+  __u32 nr_sector;
+  __u32 bytes;
+  __u32 rwbs; /* REQ_OP in the low byte, REQ_SYNC/REQ_FUA/... flags above (cmd_flags) */
+  __s32 tid;  /* issue only */
+  __s32 error; /* complete only */
+};
+
+/* A TCP segment handed to a device (net_dev_queue) or received from one (netif_receive_skb). */
+struct cw_net {
+  struct cw_header h;
+  __u64 skbaddr;
+  char dev[CW_COMM_LEN];
+  __u8 saddr[16]; /* IPv4 in the first 4 bytes */
+  __u8 daddr[16];
+  __u32 len; /* skb->len */
+  __u32 seq;
+  __u32 ack_seq;
+  __u32 payload; /* TCP payload bytes */
+  __u16 sport;
+  __u16 dport;
+  __u16 window;
+  __u8 flags; /* TCP flags byte: FIN 0x01 SYN 0x02 RST 0x04 PSH 0x08 ACK 0x10 URG 0x20 */
+  __u8 family; /* 4 or 6 */
+};
+
+struct cw_syscall {
+  struct cw_header h;
+  __s64 id;
+  __s64 ret; /* exit only */
+};
+
+/* lttng_statedump_process_state; status as LTTng: 2 waiting for a CPU, 5 waiting, 4 zombie. */
+struct cw_statedump {
+  struct cw_header h;
+  char name[CW_COMM_LEN];
+  __s32 tid;
+  __s32 pid;
+  __s32 ppid;
+  __s32 status;
+};
+
+struct cw_lost {
+  struct cw_header h;
+  __u64 count; /* dropped since the previous cw_lost of this CPU */
+};
+
+#endif /* CAUSEWAY_RECORD_BPF_RECORD_EVENT_H_ */

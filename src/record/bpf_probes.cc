@@ -1,0 +1,148 @@
+#include "record/bpf_probes.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <fmt/format.h>
+
+#include "record/bpf/record_event.h"
+#include "recorder.skel.h"
+
+namespace causeway::record {
+
+struct BpfProbes::State {
+  recorder_bpf* skel = nullptr;
+  ring_buffer* ring = nullptr;
+  std::vector<bpf_link*> links;
+  const RecordFn* on_record = nullptr;  // valid during Poll
+  int ncpus = 0;
+
+  ~State() {
+    if (ring) ring_buffer__free(ring);
+    for (bpf_link* l : links) bpf_link__destroy(l);
+    if (skel) recorder_bpf__destroy(skel);
+  }
+};
+
+namespace {
+
+// libbpf prints its own diagnostics; keep only warnings and errors, prefixed.
+int PrintLibbpf(enum libbpf_print_level level, const char* format, va_list args) {
+  if (level == LIBBPF_DEBUG || level == LIBBPF_INFO) return 0;
+  std::fputs("causeway record: libbpf: ", stderr);
+  return std::vfprintf(stderr, format, args);
+}
+
+int OnRingRecord(void* ctx, void* data, size_t size) {
+  auto* state = static_cast<BpfProbes::State*>(ctx);
+  (*state->on_record)(std::span<const uint8_t>(static_cast<const uint8_t*>(data), size));
+  return 0;
+}
+
+Status Prerequisites() {
+  std::error_code ec;
+  if (!std::filesystem::exists("/sys/kernel/btf/vmlinux", ec)) {
+    return FailedPrecondition(
+        "Cannot record: this kernel has no BTF (/sys/kernel/btf/vmlinux is missing); "
+        "causeway record needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+  }
+  if (geteuid() != 0) {
+    return PermissionDenied(
+        "Cannot record: loading kernel probes needs root (CAP_BPF and CAP_PERFMON); run "
+        "`sudo causeway record ...`");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+BpfProbes::~BpfProbes() = default;
+
+StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& options) {
+  RETURN_IF_ERROR(Prerequisites());
+  libbpf_set_print(PrintLibbpf);
+  if (options.ring_bytes < 4096 || (options.ring_bytes & (options.ring_bytes - 1)) != 0) {
+    return InvalidArgument(
+        fmt::format("Bad ring buffer size {}: must be a power of 2, at least 4096 bytes",
+                    options.ring_bytes));
+  }
+  std::unique_ptr<BpfProbes> probes(new BpfProbes());
+  probes->state_ = std::make_unique<State>();
+  State& s = *probes->state_;
+  s.ncpus = libbpf_num_possible_cpus();
+  if (s.ncpus <= 0) return Internal("Cannot count the possible CPUs");
+
+  s.skel = recorder_bpf__open();
+  if (!s.skel) {
+    return Internal(fmt::format("Cannot open the BPF object: {}", std::strerror(errno)));
+  }
+  bpf_map__set_max_entries(s.skel->maps.events, static_cast<uint32_t>(options.ring_bytes));
+  s.skel->rodata->wakeup_bytes = options.ring_bytes / 4;
+  if (!options.syscalls) {
+    bpf_program__set_autoload(s.skel->progs.on_sys_enter, false);
+    bpf_program__set_autoload(s.skel->progs.on_sys_exit, false);
+  }
+  if (int err = recorder_bpf__load(s.skel); err != 0) {
+    const int e = -err;
+    if (e == EPERM || e == EACCES) {
+      return PermissionDenied(fmt::format(
+          "Cannot load the kernel probes: {} (needs root with CAP_BPF and CAP_PERFMON, "
+          "and kernel.unprivileged_bpf_disabled does not matter for root)",
+          std::strerror(e)));
+    }
+    return FailedPrecondition(fmt::format(
+        "Cannot load the kernel probes: {} (the kernel rejected a BPF program; libbpf's "
+        "message above says which; needs Linux >= 5.8 with BTF and BPF ring buffers)",
+        std::strerror(e)));
+  }
+
+  bpf_program* prog = nullptr;
+  bpf_object__for_each_program(prog, s.skel->obj) {
+    if (!bpf_program__autoload(prog)) continue;
+    bpf_link* link = bpf_program__attach(prog);
+    if (!link) {
+      const int e = errno;
+      return FailedPrecondition(fmt::format("Cannot attach probe {} ({}): {}",
+                                            bpf_program__name(prog),
+                                            bpf_program__section_name(prog), std::strerror(e)));
+    }
+    s.links.push_back(link);
+    std::string section = bpf_program__section_name(prog);
+    probes->attached_.push_back(section.substr(section.find('/') + 1));
+  }
+
+  s.ring = ring_buffer__new(bpf_map__fd(s.skel->maps.events), OnRingRecord, &s, nullptr);
+  if (!s.ring) {
+    return Internal(fmt::format("Cannot map the BPF ring buffer: {}", std::strerror(errno)));
+  }
+  return probes;
+}
+
+StatusOr<size_t> BpfProbes::Poll(int timeout_ms, const RecordFn& on_record) {
+  State& s = *state_;
+  s.on_record = &on_record;
+  // Drain what is there first: the ring is woken rarely on purpose.
+  int n = ring_buffer__consume(s.ring);
+  if (n == 0) n = ring_buffer__poll(s.ring, timeout_ms);
+  s.on_record = nullptr;
+  if (n == -EINTR) return size_t{0};
+  if (n < 0) return Internal(fmt::format("Cannot read the BPF ring buffer: {}", std::strerror(-n)));
+  return static_cast<size_t>(n);
+}
+
+StatusOr<std::vector<uint64_t>> BpfProbes::LostPerCpu() const {
+  const State& s = *state_;
+  std::vector<uint64_t> values(static_cast<size_t>(s.ncpus));
+  uint32_t key = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(s.skel->maps.lost), &key, values.data()) != 0) {
+    return Internal(fmt::format("Cannot read the lost-record counters: {}", std::strerror(errno)));
+  }
+  return values;
+}
+
+}  // namespace causeway::record

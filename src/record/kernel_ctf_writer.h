@@ -1,0 +1,59 @@
+// KernelCtfWriter: turns the recorder's records into a CTF 1.8 kernel trace with LTTng's
+// event and field names (one stream per CPU), so babeltrace2, Trace Compass and our reader
+// open it and the kernel model understands it without a layout of its own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "ctf/writer/ctf_writer.h"
+#include "record/record_buffer.h"
+
+namespace causeway::record {
+
+struct KernelTraceInfo {
+  std::string hostname;
+  std::string kernel_release;
+  std::string kernel_version;
+  int64_t clock_offset_ns = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC at start
+  bool syscalls = false;        // declare syscall_entry / syscall_exit
+};
+
+class KernelCtfWriter {
+ public:
+  // Creates DIR (must not exist or be empty) and writes its metadata at once, so a trace
+  // cut short by a crash is readable up to its last flushed packet.
+  static StatusOr<std::unique_ptr<KernelCtfWriter>> Create(const std::string& dir,
+                                                           const KernelTraceInfo& info);
+
+  // Per CPU, timestamps must not decrease; a record that would is written at the CPU's
+  // last timestamp and counted (clamped()). A CW_LOST record adds its count to the CPU's
+  // total of discarded events, written into the packet context (events_discarded) between
+  // the events before and after it.
+  void Write(const RecordSlot& slot);
+  Status Close();
+  const Status& status() const { return writer_->status(); }
+
+  uint64_t events() const { return writer_->events_written(); }
+  uint64_t bytes() const { return writer_->bytes_written(); }
+  uint64_t clamped() const { return clamped_; }
+  uint64_t lost() const;  // sum of the CW_LOST counts written
+  uint64_t unknown_records() const { return unknown_; }
+  const std::string& dir() const { return writer_->dir(); }
+
+ private:
+  KernelCtfWriter() = default;
+  std::unique_ptr<ctf::CtfWriter> writer_;
+  uint32_t cls_[CW_STATEDUMP_PROCESS + 1] = {};
+  std::vector<uint64_t> last_ts_;
+  std::vector<uint64_t> lost_;
+  uint64_t clamped_ = 0;
+  uint64_t unknown_ = 0;
+};
+
+// Text form of an address from a cw_net record ("10.0.0.1", "::1").
+std::string FormatAddress(const uint8_t addr[16], uint8_t family);
+
+}  // namespace causeway::record

@@ -1,0 +1,316 @@
+#include "record/recorder.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "record/bpf_probes.h"
+#include "record/child_process.h"
+#include "record/control_socket.h"
+#include "record/kernel_ctf_writer.h"
+#include "record/record_buffer.h"
+#include "record/statedump.h"
+
+namespace causeway::record {
+
+namespace fs = std::filesystem;
+
+RecordSignals& Signals() {
+  static RecordSignals s;
+  return s;
+}
+
+namespace {
+
+uint64_t Now(clockid_t clock) {
+  timespec t;
+  clock_gettime(clock, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// CLOCK_REALTIME - CLOCK_MONOTONIC, read between two monotonic readings to halve the error.
+int64_t ClockOffset() {
+  const uint64_t m0 = Now(CLOCK_MONOTONIC);
+  const uint64_t r = Now(CLOCK_REALTIME);
+  const uint64_t m1 = Now(CLOCK_MONOTONIC);
+  return static_cast<int64_t>(r) - static_cast<int64_t>(m0 + (m1 - m0) / 2);
+}
+
+KernelTraceInfo TraceInfo(const RecordOptions& o, int64_t clock_offset) {
+  KernelTraceInfo info;
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  info.hostname = host;
+  utsname u{};
+  if (uname(&u) == 0) {
+    info.kernel_release = u.release;
+    info.kernel_version = u.version;
+  }
+  info.clock_offset_ns = clock_offset;
+  info.syscalls = o.syscalls;
+  return info;
+}
+
+// The output directory must be new or empty: a recording never mixes with older files.
+Status PrepareOutput(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      return InvalidArgument(fmt::format("Output {} exists and is not a directory", dir));
+    if (!fs::is_empty(dir, ec))
+      return InvalidArgument(fmt::format(
+          "Output directory {} is not empty; give a new directory (recordings never overwrite)",
+          dir));
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return IoError(fmt::format("Cannot create output directory {}: {}", dir, ec.message()));
+  if (::access(dir.c_str(), W_OK) != 0)
+    return IoError(
+        fmt::format("Cannot write into output directory {}: {}", dir, std::strerror(errno)));
+  return Status::Ok();
+}
+
+class Session {
+ public:
+  Session(const RecordOptions& o, int64_t clock_offset)
+      : o_(o), info_(TraceInfo(o, clock_offset)), ring_(o.snapshot_bytes_per_cpu) {}
+
+  Status Run(RecordSummary* sum);
+
+ private:
+  void Drain(int timeout_ms);
+  void ReadLost();
+  void Release(bool all);
+  StatusOr<std::string> WriteSnapshot();
+  void HandleControl();
+  void MaybeSnapshot(bool final_round);
+
+  const RecordOptions& o_;
+  KernelTraceInfo info_;
+  std::unique_ptr<BpfProbes> probes_;
+  std::unique_ptr<KernelCtfWriter> writer_;
+  std::unique_ptr<ControlSocket> control_;
+  ReorderWindow window_;
+  SnapshotRing ring_;
+  std::vector<uint64_t> lost_seen_;
+  uint64_t unknown_ = 0;
+  Status error_;
+  // Snapshot requests wait until the window has passed the moment they were made, so the
+  // slow request's last events are in the ring.
+  std::vector<int> waiting_fds_;  // control clients waiting for the snapshot's path
+  bool snapshot_pending_ = false;
+  uint64_t snapshot_due_ts_ = 0;
+  std::vector<std::string> snapshots_;
+  RecordSummary* sum_ = nullptr;
+};
+
+void Session::Drain(int timeout_ms) {
+  auto st = probes_->Poll(timeout_ms, [this](std::span<const uint8_t> rec) {
+    RecordSlot slot;
+    if (!slot.Assign(rec)) {
+      ++unknown_;
+      return;
+    }
+    window_.Add(slot);
+  });
+  if (!st.ok() && error_.ok()) error_ = st.status();
+}
+
+// New losses become a CW_LOST record at the newest time seen, on the CPU that lost them.
+void Session::ReadLost() {
+  auto lost = probes_->LostPerCpu();
+  if (!lost.ok()) {
+    if (error_.ok()) error_ = lost.status();
+    return;
+  }
+  if (lost_seen_.size() < lost->size()) lost_seen_.resize(lost->size(), 0);
+  for (size_t cpu = 0; cpu < lost->size(); ++cpu) {
+    const uint64_t now = (*lost)[cpu];
+    if (now <= lost_seen_[cpu]) continue;
+    cw_lost r{};
+    r.h.ts = window_.newest_ts();
+    r.h.cpu = static_cast<uint32_t>(cpu);
+    r.h.type = CW_LOST;
+    r.h.size = sizeof(r);
+    r.count = now - lost_seen_[cpu];
+    lost_seen_[cpu] = now;
+    RecordSlot slot;
+    if (slot.Assign({reinterpret_cast<const uint8_t*>(&r), sizeof(r)})) window_.Add(slot);
+  }
+}
+
+void Session::Release(bool all) {
+  if (o_.snapshot) {
+    window_.Release(all, [this](const RecordSlot& s) { ring_.Add(s); });
+  } else {
+    window_.Release(all, [this](const RecordSlot& s) { writer_->Write(s); });
+    if (!writer_->status().ok() && error_.ok()) error_ = writer_->status();
+  }
+}
+
+StatusOr<std::string> Session::WriteSnapshot() {
+  const std::string dir =
+      fmt::format("{}/snapshot-{}/kernel", o_.output_dir, snapshots_.size() + 1);
+  ASSIGN_OR_RETURN(auto w, KernelCtfWriter::Create(dir, info_));
+  // The threads as they are now, stamped at the start of what the ring holds.
+  const uint64_t oldest = ring_.OldestTs();
+  for (const RecordSlot& s : ReadStatedump(oldest, 0)) w->Write(s);
+  ring_.ForEach([&](const RecordSlot& s) { w->Write(s); });
+  RETURN_IF_ERROR(w->Close());
+  sum_->events += w->events();
+  sum_->bytes += w->bytes();
+  sum_->lost += w->lost();
+  sum_->clamped += w->clamped();
+  snapshots_.push_back(dir);
+  return dir;
+}
+
+void Session::HandleControl() {
+  for (ControlSocket::Request& r : control_->Poll()) {
+    if (r.line.rfind("snapshot", 0) != 0) {
+      control_->Reply(r.fd, fmt::format("error unknown request '{}' (known: snapshot)", r.line));
+      continue;
+    }
+    if (!o_.snapshot) {
+      control_->Reply(r.fd,
+                      "error this recording writes everything to disk; start it with "
+                      "--snapshot to take snapshots");
+      continue;
+    }
+    waiting_fds_.push_back(r.fd);
+    Signals().snapshot_requests.fetch_add(1);
+  }
+}
+
+void Session::MaybeSnapshot(bool final_round) {
+  if (Signals().snapshot_requests.exchange(0) > 0 && !snapshot_pending_) {
+    if (!o_.snapshot) return;  // SIGUSR1 without --snapshot: nothing to dump
+    snapshot_pending_ = true;
+    snapshot_due_ts_ = window_.newest_ts() + 20'000'000 + 1;
+  }
+  if (!snapshot_pending_) return;
+  if (!final_round && window_.newest_ts() < snapshot_due_ts_) return;
+  Release(final_round);
+  snapshot_pending_ = false;
+  auto dir = WriteSnapshot();
+  std::string reply = dir.ok() ? "ok " + *dir : "error " + dir.status().ToString();
+  if (o_.progress) o_.progress(dir.ok() ? "snapshot written: " + *dir : reply);
+  for (int fd : waiting_fds_) control_->Reply(fd, reply);
+  waiting_fds_.clear();
+  if (!dir.ok() && error_.ok()) error_ = dir.status();
+}
+
+Status Session::Run(RecordSummary* sum) {
+  sum_ = sum;
+  ProbeOptions po;
+  po.ring_bytes = o_.ring_bytes;
+  po.syscalls = o_.syscalls;
+  // The prerequisites (root, BTF) are checked before anything is written to disk.
+  ASSIGN_OR_RETURN(probes_, BpfProbes::Start(po));
+  RETURN_IF_ERROR(PrepareOutput(o_.output_dir));
+  if (!o_.snapshot) {
+    ASSIGN_OR_RETURN(writer_, KernelCtfWriter::Create(o_.output_dir + "/kernel", info_));
+    sum->kernel_trace = o_.output_dir + "/kernel";
+  }
+  ASSIGN_OR_RETURN(control_, ControlSocket::Listen(o_.output_dir + "/control.sock"));
+  // Probes first, then the statedump: a thread created in between is seen by both.
+  const uint64_t start = Now(CLOCK_MONOTONIC);
+  for (const RecordSlot& s : ReadStatedump(start, 0)) window_.Add(s);
+
+  std::optional<ChildProcess> child;
+  if (!o_.command.empty()) {
+    std::vector<std::pair<std::string, std::string>> env = {
+        {"CAUSEWAY_TRACE_DIR", fs::absolute(o_.output_dir).string()},
+        {"CAUSEWAY_CLOCK_OFFSET_NS", std::to_string(info_.clock_offset_ns)},
+        {"CAUSEWAY_CONTROL_SOCKET", fs::absolute(control_->path()).string()}};
+    if (o_.trigger_latency_ns > 0)
+      env.emplace_back("CAUSEWAY_TRIGGER_LATENCY_NS", std::to_string(o_.trigger_latency_ns));
+    ASSIGN_OR_RETURN(child, ChildProcess::Start(o_.command, env));
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last_progress = t0;
+  std::optional<std::chrono::steady_clock::time_point> child_done;
+  std::string reason;
+  while (reason.empty()) {
+    Drain(100);
+    ReadLost();
+    Release(false);
+    HandleControl();
+    MaybeSnapshot(false);
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - t0).count();
+    if (!error_.ok()) {
+      reason = "error";
+    } else if (Signals().stop.load()) {
+      reason = fmt::format("signal {}", Signals().stop_signal.load());
+    } else if (o_.duration_s > 0 && elapsed >= o_.duration_s) {
+      reason = "duration";
+    } else if (child && child->Poll()) {
+      // Give the kernel a moment to flush the command's last events into the ring.
+      if (!child_done) child_done = now;
+      if (now - *child_done > std::chrono::milliseconds(200)) reason = "command exited";
+    }
+    if (o_.progress && now - last_progress >= std::chrono::seconds(1)) {
+      last_progress = now;
+      o_.progress(fmt::format(
+          "recording {:.0f} s: {} events, {:.1f} MB{}", elapsed,
+          o_.snapshot ? ring_.held() : writer_->events(),
+          (o_.snapshot ? 0 : writer_->bytes()) / 1e6, o_.snapshot ? " (in memory)" : ""));
+    }
+  }
+  if (child) {
+    child->Signal(SIGTERM);
+    sum->command_exit = child->WaitOrKill(5000);
+  }
+  // Whatever is still in the ring, then everything the window holds.
+  Drain(0);
+  ReadLost();
+  Release(true);
+  MaybeSnapshot(true);
+  for (int fd : waiting_fds_) control_->Reply(fd, "error the recording stopped");
+  waiting_fds_.clear();
+
+  if (writer_) {
+    Status st = writer_->Close();
+    if (!st.ok() && error_.ok()) error_ = st;
+    sum->events += writer_->events();
+    sum->bytes += writer_->bytes();
+    sum->lost += writer_->lost();
+    sum->clamped += writer_->clamped();
+    sum->unknown += writer_->unknown_records();
+  } else {
+    // Snapshot mode: losses that never made it into a snapshot still count.
+    uint64_t lost = 0;
+    for (uint64_t v : lost_seen_) lost += v;
+    sum->lost = std::max(sum->lost, lost);
+  }
+  sum->unknown += unknown_;
+  sum->overwritten = ring_.overwritten();
+  sum->snapshots = snapshots_;
+  sum->probes = probes_->attached();
+  sum->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  sum->stop_reason = reason;
+  return error_;
+}
+
+}  // namespace
+
+StatusOr<RecordSummary> Record(const RecordOptions& options) {
+  RecordSummary sum;
+  Session session(options, ClockOffset());
+  Status st = session.Run(&sum);
+  if (!st.ok()) return st;
+  return sum;
+}
+
+}  // namespace causeway::record

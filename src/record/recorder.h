@@ -1,0 +1,55 @@
+// Recorder: one `causeway record` run. Attaches the probes, writes the statedump, runs the
+// command (if any) with the recording's environment, drains the ring buffer into the trace
+// (or, in snapshot mode, into per-CPU in-memory rings dumped on request), and stops on
+// --duration, on the command's exit, or on SIGINT/SIGTERM.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace causeway::record {
+
+struct RecordOptions {
+  std::string output_dir;
+  double duration_s = 0;  // 0: until the command ends or a signal
+  std::vector<std::string> command;
+  bool syscalls = false;
+  size_t ring_bytes = 16 << 20;
+  bool snapshot = false;
+  size_t snapshot_bytes_per_cpu = 64 << 20;
+  int64_t trigger_latency_ns = 0;  // > 0: causeway-client asks for a snapshot on slower spans
+  // Called about once a second and at the end with a one-line status (for the CLI).
+  std::function<void(const std::string&)> progress;
+};
+
+struct RecordSummary {
+  std::string kernel_trace;            // DIR/kernel ("" in snapshot mode)
+  std::vector<std::string> snapshots;  // DIR/snapshot-N/kernel
+  uint64_t events = 0;                 // written
+  uint64_t bytes = 0;
+  uint64_t lost = 0;         // dropped by the kernel ring buffer (written into the trace)
+  uint64_t clamped = 0;      // written at an earlier timestamp than they had (see README)
+  uint64_t unknown = 0;      // records of a type this build does not know
+  uint64_t overwritten = 0;  // snapshot mode: older records replaced by newer ones
+  std::vector<std::string> probes;
+  double seconds = 0;
+  int command_exit = -1;  // -1: no command
+  std::string stop_reason;
+};
+
+// Set by the CLI's signal handlers; checked between ring-buffer reads.
+struct RecordSignals {
+  std::atomic<bool> stop{false};
+  std::atomic<int> stop_signal{0};
+  std::atomic<int> snapshot_requests{0};
+};
+RecordSignals& Signals();
+
+StatusOr<RecordSummary> Record(const RecordOptions& options);
+
+}  // namespace causeway::record
