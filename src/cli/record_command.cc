@@ -122,12 +122,13 @@ Runner RegisterRecord(CLI::App& app) {
         return 2;
       }
       const std::string u = unit;
-      const double mult = u == "s" || u.empty() ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3
-                                                     : u == "ns" ? 1.0
-                                                                 : -1;
+      const double mult = u == "s" || u.empty() ? 1e9
+                          : u == "ms"           ? 1e6
+                          : u == "us"           ? 1e3
+                          : u == "ns"           ? 1.0
+                                                : -1;
       if (mult < 0) {
-        std::fprintf(stderr, "causeway record: unknown unit '%s' in --trigger-latency\n",
-                     unit);
+        std::fprintf(stderr, "causeway record: unknown unit '%s' in --trigger-latency\n", unit);
         return 2;
       }
       opts.trigger_latency_ns = static_cast<int64_t>(v * mult);
@@ -185,8 +186,7 @@ Runner RegisterSnapshot(CLI::App& app) {
       "Ask a running `causeway record --snapshot -o DIR` to write what it holds in memory; "
       "prints the snapshot's directory.");
   auto dir = std::make_shared<std::string>();
-  cmd->add_option("DIR", *dir, "The recording directory given to causeway record -o")
-      ->required();
+  cmd->add_option("DIR", *dir, "The recording directory given to causeway record -o")->required();
   return [dir]() -> int {
     auto reply = record::SendControl(*dir + "/control.sock", "snapshot manual", 60'000);
     if (!reply.ok()) {

@@ -67,9 +67,8 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
   RETURN_IF_ERROR(Prerequisites());
   libbpf_set_print(PrintLibbpf);
   if (options.ring_bytes < 4096 || (options.ring_bytes & (options.ring_bytes - 1)) != 0) {
-    return InvalidArgument(
-        fmt::format("Bad ring buffer size {}: must be a power of 2, at least 4096 bytes",
-                    options.ring_bytes));
+    return InvalidArgument(fmt::format(
+        "Bad ring buffer size {}: must be a power of 2, at least 4096 bytes", options.ring_bytes));
   }
   std::unique_ptr<BpfProbes> probes(new BpfProbes());
   probes->state_ = std::make_unique<State>();
@@ -90,10 +89,10 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
   if (int err = recorder_bpf__load(s.skel); err != 0) {
     const int e = -err;
     if (e == EPERM || e == EACCES) {
-      return PermissionDenied(fmt::format(
-          "Cannot load the kernel probes: {} (needs root with CAP_BPF and CAP_PERFMON, "
-          "and kernel.unprivileged_bpf_disabled does not matter for root)",
-          std::strerror(e)));
+      return PermissionDenied(
+          fmt::format("Cannot load the kernel probes: {} (needs root with CAP_BPF and CAP_PERFMON, "
+                      "and kernel.unprivileged_bpf_disabled does not matter for root)",
+                      std::strerror(e)));
     }
     return FailedPrecondition(fmt::format(
         "Cannot load the kernel probes: {} (the kernel rejected a BPF program; libbpf's "

@@ -20,9 +20,9 @@ StatusOr<sockaddr_un> Address(const std::string& path) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof(addr.sun_path)) {
-    return InvalidArgument(fmt::format(
-        "Control socket path is {} bytes, longer than UNIX sockets allow ({}): {}", path.size(),
-        sizeof(addr.sun_path) - 1, path));
+    return InvalidArgument(
+        fmt::format("Control socket path is {} bytes, longer than UNIX sockets allow ({}): {}",
+                    path.size(), sizeof(addr.sun_path) - 1, path));
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   return addr;
@@ -39,8 +39,8 @@ StatusOr<std::unique_ptr<ControlSocket>> ControlSocket::Listen(const std::string
   ::unlink(path.c_str());  // a socket file left by a killed recorder
   if (::bind(s->listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
       ::listen(s->listen_fd_, 16) != 0) {
-    return IoError(
-        fmt::format("Cannot listen on control socket: path={}, error={}", path, std::strerror(errno)));
+    return IoError(fmt::format("Cannot listen on control socket: path={}, error={}", path,
+                               std::strerror(errno)));
   }
   s->path_ = path;
   return s;

@@ -40,7 +40,6 @@ class ControlSocket {
 
 // Client side: sends `line` to the socket at `path` and returns the reply line. Waits at
 // most `timeout_ms` for the reply.
-StatusOr<std::string> SendControl(const std::string& path, const std::string& line,
-                                  int timeout_ms);
+StatusOr<std::string> SendControl(const std::string& path, const std::string& line, int timeout_ms);
 
 }  // namespace causeway::record

@@ -23,27 +23,41 @@ std::string_view CString(const char (&s)[N]) {
 // The size a record of `type` must have at least (0: unknown type).
 size_t ExpectedSize(uint16_t type) {
   switch (type) {
-    case CW_SCHED_SWITCH: return sizeof(cw_sched_switch);
+    case CW_SCHED_SWITCH:
+      return sizeof(cw_sched_switch);
     case CW_SCHED_WAKING:
-    case CW_SCHED_WAKEUP_NEW: return sizeof(cw_sched_wakeup);
-    case CW_PROCESS_FORK: return sizeof(cw_process_fork);
-    case CW_PROCESS_EXEC: return sizeof(cw_process_exec);
-    case CW_PROCESS_EXIT: return sizeof(cw_process_exit);
-    case CW_STATEDUMP_PROCESS: return sizeof(cw_statedump);
-    case CW_LOST: return sizeof(cw_lost);
+    case CW_SCHED_WAKEUP_NEW:
+      return sizeof(cw_sched_wakeup);
+    case CW_PROCESS_FORK:
+      return sizeof(cw_process_fork);
+    case CW_PROCESS_EXEC:
+      return sizeof(cw_process_exec);
+    case CW_PROCESS_EXIT:
+      return sizeof(cw_process_exit);
+    case CW_STATEDUMP_PROCESS:
+      return sizeof(cw_statedump);
+    case CW_LOST:
+      return sizeof(cw_lost);
     case CW_IRQ_ENTRY:
-    case CW_IRQ_EXIT: return sizeof(cw_irq);
+    case CW_IRQ_EXIT:
+      return sizeof(cw_irq);
     case CW_SOFTIRQ_ENTRY:
-    case CW_SOFTIRQ_EXIT: return sizeof(cw_softirq);
+    case CW_SOFTIRQ_EXIT:
+      return sizeof(cw_softirq);
     case CW_HRTIMER_ENTRY:
-    case CW_HRTIMER_EXIT: return sizeof(cw_hrtimer);
+    case CW_HRTIMER_EXIT:
+      return sizeof(cw_hrtimer);
     case CW_BLOCK_ISSUE:
-    case CW_BLOCK_COMPLETE: return sizeof(cw_block);
+    case CW_BLOCK_COMPLETE:
+      return sizeof(cw_block);
     case CW_NET_SEND:
-    case CW_NET_RECV: return sizeof(cw_net);
+    case CW_NET_RECV:
+      return sizeof(cw_net);
     case CW_SYSCALL_ENTRY:
-    case CW_SYSCALL_EXIT: return sizeof(cw_syscall);
-    default: return 0;
+    case CW_SYSCALL_EXIT:
+      return sizeof(cw_syscall);
+    default:
+      return 0;
   }
 }
 
@@ -108,21 +122,16 @@ StatusOr<std::unique_ptr<KernelCtfWriter>> KernelCtfWriter::Create(const std::st
                       {{"filename", str}, {"tid", s32}, {"old_tid", s32}}));
   RETURN_IF_ERROR(
       add(CW_PROCESS_EXIT, "sched_process_exit", {{"comm", c16}, {"tid", s32}, {"prio", s32}}));
-  RETURN_IF_ERROR(add(CW_STATEDUMP_PROCESS, "lttng_statedump_process_state",
-                      {{"tid", s32},
-                       {"pid", s32},
-                       {"ppid", s32},
-                       {"name", c16},
-                       {"status", s32},
-                       {"cpu", s32}}));
+  RETURN_IF_ERROR(add(
+      CW_STATEDUMP_PROCESS, "lttng_statedump_process_state",
+      {{"tid", s32}, {"pid", s32}, {"ppid", s32}, {"name", c16}, {"status", s32}, {"cpu", s32}}));
   RETURN_IF_ERROR(add(CW_IRQ_ENTRY, "irq_handler_entry", {{"irq", s32}, {"name", str}}));
   RETURN_IF_ERROR(add(CW_IRQ_EXIT, "irq_handler_exit", {{"irq", s32}, {"ret", s32}}));
   RETURN_IF_ERROR(add(CW_SOFTIRQ_ENTRY, "irq_softirq_entry", {{"vec", u32}}));
   RETURN_IF_ERROR(add(CW_SOFTIRQ_EXIT, "irq_softirq_exit", {{"vec", u32}}));
-  RETURN_IF_ERROR(add(CW_HRTIMER_ENTRY, "timer_hrtimer_expire_entry",
-                      {{"hrtimer", FieldKind::kHex64},
-                       {"now", FieldKind::kS64},
-                       {"function", FieldKind::kHex64}}));
+  RETURN_IF_ERROR(add(
+      CW_HRTIMER_ENTRY, "timer_hrtimer_expire_entry",
+      {{"hrtimer", FieldKind::kHex64}, {"now", FieldKind::kS64}, {"function", FieldKind::kHex64}}));
   RETURN_IF_ERROR(
       add(CW_HRTIMER_EXIT, "timer_hrtimer_expire_exit", {{"hrtimer", FieldKind::kHex64}}));
   RETURN_IF_ERROR(add(CW_BLOCK_ISSUE, "block_rq_issue",

@@ -262,10 +262,10 @@ Status Session::Run(RecordSummary* sum) {
     }
     if (o_.progress && now - last_progress >= std::chrono::seconds(1)) {
       last_progress = now;
-      o_.progress(fmt::format(
-          "recording {:.0f} s: {} events, {:.1f} MB{}", elapsed,
-          o_.snapshot ? ring_.held() : writer_->events(),
-          (o_.snapshot ? 0 : writer_->bytes()) / 1e6, o_.snapshot ? " (in memory)" : ""));
+      o_.progress(fmt::format("recording {:.0f} s: {} events, {:.1f} MB{}", elapsed,
+                              o_.snapshot ? ring_.held() : writer_->events(),
+                              (o_.snapshot ? 0 : writer_->bytes()) / 1e6,
+                              o_.snapshot ? " (in memory)" : ""));
     }
   }
   if (child) {

@@ -22,16 +22,21 @@ bool AllDigits(const std::string& s) {
 // LTTng's statedump status from /proc's state letter.
 int32_t StatusOf(char state) {
   switch (state) {
-    case 'R': return 2;  // runnable: waiting for (or on) a CPU
+    case 'R':
+      return 2;  // runnable: waiting for (or on) a CPU
     case 'S':
     case 'D':
     case 'I':
     case 'T':
     case 't':
-    case 'P': return 5;  // waiting
-    case 'Z': return 4;  // zombie
-    case 'X': return 7;  // dead
-    default: return 0;
+    case 'P':
+      return 5;  // waiting
+    case 'Z':
+      return 4;  // zombie
+    case 'X':
+      return 7;  // dead
+    default:
+      return 0;
   }
 }
 

@@ -120,8 +120,8 @@ struct cw_block {
   __u32 dev;
   __u32 nr_sector;
   __u32 bytes;
-  __u32 rwbs; /* REQ_OP in the low byte, REQ_SYNC/REQ_FUA/... flags above (cmd_flags) */
-  __s32 tid;  /* issue only */
+  __u32 rwbs;  /* REQ_OP in the low byte, REQ_SYNC/REQ_FUA/... flags above (cmd_flags) */
+  __s32 tid;   /* issue only */
   __s32 error; /* complete only */
 };
 
@@ -139,7 +139,7 @@ struct cw_net {
   __u16 sport;
   __u16 dport;
   __u16 window;
-  __u8 flags; /* TCP flags byte: FIN 0x01 SYN 0x02 RST 0x04 PSH 0x08 ACK 0x10 URG 0x20 */
+  __u8 flags;  /* TCP flags byte: FIN 0x01 SYN 0x02 RST 0x04 PSH 0x08 ACK 0x10 URG 0x20 */
   __u8 family; /* 4 or 6 */
 };
 
