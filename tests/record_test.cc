@@ -38,10 +38,10 @@ std::string WhyCannotRecord() {
   return "";
 }
 
-#define SKIP_UNLESS_RECORDING_WORKS()                        \
-  do {                                                       \
-    const std::string why = WhyCannotRecord();               \
-    if (!why.empty()) GTEST_SKIP() << "Skipped: " << why;    \
+#define SKIP_UNLESS_RECORDING_WORKS()                     \
+  do {                                                    \
+    const std::string why = WhyCannotRecord();            \
+    if (!why.empty()) GTEST_SKIP() << "Skipped: " << why; \
   } while (0)
 
 std::map<std::string, std::string> ReadInfo(const std::string& path) {
@@ -67,8 +67,8 @@ Recording RecordWorkload(const TempDir& tmp, const std::string& mode, int n) {
   r.dir = tmp.path() + "/rec";
   const std::string info = tmp.path() + "/info";
   std::string err;
-  auto res = RunCli("record -o " + r.dir + " --format json -- " + CAUSEWAY_WORKLOAD + " " +
-                        mode + " " + std::to_string(n) + " " + info,
+  auto res = RunCli("record -o " + r.dir + " --format json -- " + CAUSEWAY_WORKLOAD + " " + mode +
+                        " " + std::to_string(n) + " " + info,
                     &err);
   EXPECT_EQ(res.exit_code, 0) << err;
   r.summary = nlohmann::json::parse(res.out, nullptr, false);
@@ -105,7 +105,8 @@ std::vector<Ev> ReadAll(const std::string& dir, uint64_t* discarded = nullptr) {
       if (n == "prev_tid" || n == "next_tid" || n == "tid" || n == "seq" || n == "ack_seq" ||
           n == "flags" || n == "sport" || n == "dport" || n == "prev_state")
         v.num[n] = e->GetSigned(e->plan->FieldIndex(n));
-      if (n == "name" || n == "saddr" || n == "daddr") v.str[n] = std::string(e->GetString(e->plan->FieldIndex(n)));
+      if (n == "name" || n == "saddr" || n == "daddr")
+        v.str[n] = std::string(e->GetString(e->plan->FieldIndex(n)));
     }
     out.push_back(std::move(v));
   }
@@ -224,7 +225,7 @@ TEST(RecordTest, TcpPingPongBetweenTwoProcesses) {
     if (e.num.at("sport") != port && e.num.at("dport") != port) continue;
     EXPECT_EQ(e.str.at("name"), "lo");
     EXPECT_EQ(e.str.at("saddr"), "127.0.0.1");
-    Key k{e.str.at("saddr"), e.str.at("daddr"), e.num.at("sport"), e.num.at("dport"),
+    Key k{e.str.at("saddr"), e.str.at("daddr"),   e.num.at("sport"), e.num.at("dport"),
           e.num.at("seq"),   e.num.at("ack_seq"), e.num.at("flags")};
     (e.name == "net_dev_queue" ? sent : received)[k].push_back(e.ts);
   }
@@ -248,8 +249,8 @@ TEST(RecordTest, TcpPingPongBetweenTwoProcesses) {
   ASSERT_EQ(th.exit_code, 0) << err;
   auto counters = nlohmann::json::parse(th.out)["counters"];
   EXPECT_GE(counters["packets_matched"].get<int64_t>(), static_cast<int64_t>(segments));
-  auto cp = RunCli("critpath " + r.dir + " --tid " + r.info.at("client_tid") + " --format json",
-                   &err);
+  auto cp =
+      RunCli("critpath " + r.dir + " --tid " + r.info.at("client_tid") + " --format json", &err);
   ASSERT_EQ(cp.exit_code, 0) << err;
   auto j = nlohmann::json::parse(cp.out);
   const int64_t server = std::stoll(r.info.at("server_tid"));

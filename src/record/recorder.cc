@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -303,9 +305,33 @@ Status Session::Run(RecordSummary* sum) {
   return error_;
 }
 
+// The command must exist before anything is attached or written.
+Status CheckCommand(const std::vector<std::string>& command) {
+  if (command.empty()) return Status::Ok();
+  const std::string& prog = command[0];
+  if (prog.find('/') != std::string::npos) {
+    if (::access(prog.c_str(), X_OK) != 0)
+      return InvalidArgument(fmt::format("Cannot run {}: {}", prog, std::strerror(errno)));
+    return Status::Ok();
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    if (::access((dir + "/" + prog).c_str(), X_OK) == 0) return Status::Ok();
+    start = end + 1;
+  }
+  return InvalidArgument(fmt::format("Cannot run {}: not found in PATH", prog));
+}
+
 }  // namespace
 
 StatusOr<RecordSummary> Record(const RecordOptions& options) {
+  RETURN_IF_ERROR(CheckCommand(options.command));
   RecordSummary sum;
   Session session(options, ClockOffset());
   Status st = session.Run(&sum);
