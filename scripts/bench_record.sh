@@ -33,7 +33,7 @@ for mode in pipe-pingpong tcp-pingpong; do
     rm -rf "$tmp/r"
     seconds "$cli" record -o "$tmp/r" -- "$work" "$mode" "$n" "$tmp/info" >>"$tmp/rec"
   done
-  events=$("$cli" stats "$tmp/r" --format json | sed -n 's/^{"events":\([0-9]*\).*/\1/p')
+  events=$("$cli" stats "$tmp/r" --format json | grep -o '"events": *[0-9]*' | head -1 | grep -o '[0-9]*$')
   b=$(median <"$tmp/base"); r=$(median <"$tmp/rec")
   printf '%-14s %d round trips, median of %d: untraced %.3f s, recorded %.3f s (%s events): overhead %.1f%%, %.0f ns per round trip\n' \
     "$mode" "$n" "$runs" "$b" "$r" "${events:-?}" "$(awk -v r="$r" -v b="$b" 'BEGIN { print (r / b - 1) * 100 }')" \
