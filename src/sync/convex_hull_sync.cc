@@ -10,11 +10,16 @@ namespace causeway::sync {
 
 std::string_view SyncQualityName(SyncQuality q) {
   switch (q) {
-    case SyncQuality::kAbsent: return "absent";
-    case SyncQuality::kIncomplete: return "incomplete";
-    case SyncQuality::kApproximate: return "approximate";
-    case SyncQuality::kAccurate: return "accurate";
-    case SyncQuality::kFail: return "fail";
+    case SyncQuality::kAbsent:
+      return "absent";
+    case SyncQuality::kIncomplete:
+      return "incomplete";
+    case SyncQuality::kApproximate:
+      return "approximate";
+    case SyncQuality::kAccurate:
+      return "accurate";
+    case SyncQuality::kFail:
+      return "fail";
   }
   return "?";
 }
@@ -23,7 +28,8 @@ namespace {
 
 template <typename Pt>
 int128 Cross(const Pt& o, const Pt& a, const Pt& b) {
-  return static_cast<int128>(a.x - o.x) * (b.y - o.y) - static_cast<int128>(a.y - o.y) * (b.x - o.x);
+  return static_cast<int128>(a.x - o.x) * (b.y - o.y) -
+         static_cast<int128>(a.y - o.y) * (b.x - o.x);
 }
 
 // Lower hull (keep_lower) or upper hull of `pts`, by increasing x; one point per x.
@@ -71,10 +77,9 @@ void ConvexHullSync::Add(int64_t x, int64_t y, bool a_to_b) {
   std::vector<P> pts = hull;
   pts.push_back(P{x - ox_, y - oy_});
   std::vector<P> next = Hull(std::move(pts), /*keep_lower=*/a_to_b);
-  const bool changed =
-      next.size() != hull.size() ||
-      !std::equal(next.begin(), next.end(), hull.begin(),
-                  [](const P& a, const P& b) { return a.x == b.x && a.y == b.y; });
+  const bool changed = next.size() != hull.size() ||
+                       !std::equal(next.begin(), next.end(), hull.begin(),
+                                   [](const P& a, const P& b) { return a.x == b.x && a.y == b.y; });
   hull = std::move(next);
   if (changed) {
     Recompute();

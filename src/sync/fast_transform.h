@@ -20,7 +20,8 @@ class FastTransform {
   static constexpr int kWindowShift = 20;  // 1 ms windows: one 128-bit product per window
 
   explicit FastTransform(const ClockTransform& t)
-      : t_(t), in_range_(t.slope > 0 && t.slope < (int64_t{1} << (ClockTransform::kSlopeShift + 1))) {}
+      : t_(t),
+        in_range_(t.slope > 0 && t.slope < (int64_t{1} << (ClockTransform::kSlopeShift + 1))) {}
 
   int64_t Apply(int64_t t) {
     if (t_.slope == ClockTransform::kSlopeOne) return t - t_.origin + t_.offset;

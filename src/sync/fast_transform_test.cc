@@ -14,8 +14,7 @@ TEST(FastTransformTest, ExactlyTheReferenceOverTheWholeRange) {
   std::mt19937_64 rng(3);
   const std::vector<long double> slopes = {1.0001L, 0.9999L, 1.0L + 1e-12L, 1.999L, 0.001L};
   for (long double a : slopes) {
-    const ClockTransform ref =
-        ClockTransform::FromLine(a, -3e9L, 1'795'337'846'000'000'000);
+    const ClockTransform ref = ClockTransform::FromLine(a, -3e9L, 1'795'337'846'000'000'000);
     FastTransform fast(ref);
     int64_t t = 1'795'337'846'000'000'000 - 5'000'000;
     int64_t prev = INT64_MIN;
