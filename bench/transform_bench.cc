@@ -86,14 +86,16 @@ int main(int argc, char** argv) {
     int64_t s = 0;
     for (size_t p = 0; p < passes; ++p)
       for (int64_t v : ts)
-        s += static_cast<int64_t>(a * static_cast<long double>(v + static_cast<int64_t>(p) * span) + b);
+        s += static_cast<int64_t>(a * static_cast<long double>(v + static_cast<int64_t>(p) * span) +
+                                  b);
     return s;
   });
   const double dbl_ns = time([&] {
     int64_t s = 0;
     for (size_t p = 0; p < passes; ++p)
       for (int64_t v : ts)
-        s += static_cast<int64_t>(1.0001 * static_cast<double>(v + static_cast<int64_t>(p) * span) - 3e9);
+        s += static_cast<int64_t>(1.0001 * static_cast<double>(v + static_cast<int64_t>(p) * span) -
+                                  3e9);
     return s;
   });
 
@@ -112,8 +114,9 @@ int main(int argc, char** argv) {
   std::printf("  fast 64-bit (FastTransform, Alg. 3)        %6.3f ns   %.2fx the 128-bit path\n",
               fast_ns, ref_ns / fast_ns);
   std::printf("  long double                                %6.3f ns\n", ld_ns);
-  std::printf("  double (inexact)                           %6.3f ns   %zu timestamps went backwards\n",
-              dbl_ns, double_backwards);
+  std::printf(
+      "  double (inexact)                           %6.3f ns   %zu timestamps went backwards\n",
+      dbl_ns, double_backwards);
   std::printf("fast == 128-bit reference on every timestamp: %s (%zu mismatches)\n",
               mismatches == 0 ? "yes" : "NO", mismatches);
   return mismatches == 0 ? 0 : 1;

@@ -16,5 +16,6 @@ Runner RegisterThreads(CLI::App& app);
 Runner RegisterCritpath(CLI::App& app);
 Runner RegisterRecord(CLI::App& app);
 Runner RegisterSnapshot(CLI::App& app);
+Runner RegisterSync(CLI::App& app);
 
 }  // namespace causeway::cli

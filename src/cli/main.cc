@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   causeway::cli::Runner critpath = causeway::cli::RegisterCritpath(app);
   causeway::cli::Runner record = causeway::cli::RegisterRecord(app);
   causeway::cli::Runner snapshot = causeway::cli::RegisterSnapshot(app);
+  causeway::cli::Runner sync = causeway::cli::RegisterSync(app);
   const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
                                              [&](CLI::App* c) { return c->check_name(argv[1]); });
@@ -44,5 +45,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("critpath")) return critpath();
   if (app.got_subcommand("record")) return record();
   if (app.got_subcommand("snapshot")) return snapshot();
+  if (app.got_subcommand("sync")) return sync();
   return 2;
 }

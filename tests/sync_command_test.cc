@@ -1,0 +1,110 @@
+// causeway sync end to end on written traces: two hosts whose clocks differ by a known
+// drift (1e-4) and offset (2 s), exchanging TCP segments both ways; a third host that
+// exchanged nothing is reported as not connected.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "ctf/writer/ctf_writer.h"
+#include "support/test_util.h"
+
+namespace causeway {
+namespace {
+
+using ctf::FieldKind;
+
+struct Seg {
+  int64_t ts;
+  bool send;
+  uint32_t seq, ack;
+  uint8_t flags;
+};
+
+void WriteHost(const std::string& dir, const std::string& host, std::vector<Seg> segs) {
+  std::sort(segs.begin(), segs.end(), [](const Seg& a, const Seg& b) { return a.ts < b.ts; });
+  ctf::TraceOptions opts;
+  opts.hostname = host;
+  auto w = ctf::CtfWriter::Create(dir, opts);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::vector<ctf::FieldSpec> tcp = {
+      {"seq", FieldKind::kU32}, {"ack_seq", FieldKind::kU32}, {"flags", FieldKind::kU8}};
+  const uint32_t out = *(*w)->AddEventClass("net_dev_queue", tcp);
+  const uint32_t in = *(*w)->AddEventClass("netif_receive_skb", tcp);
+  for (const Seg& s : segs)
+    (*w)->Begin(0, s.send ? out : in, static_cast<uint64_t>(s.ts)).U32(s.seq).U32(s.ack).U8(s.flags);
+  ASSERT_TRUE((*w)->Close().ok());
+}
+
+TEST(SyncCommandTest, RecoversAKnownDriftAndOffsetBetweenTwoHosts) {
+  testing::TempDir tmp;
+  const long double drift = 1.0001L, offset = 2e9L;
+  const int64_t t0 = 1'795'337'846'000'000'000;
+  auto beta_clock = [&](int64_t alpha_time) {
+    return static_cast<int64_t>(std::llround(alpha_time * drift + offset - t0 * (drift - 1)));
+  };
+  std::mt19937_64 rng(11);
+  std::exponential_distribution<double> tail(1.0 / 3000);
+  auto latency = [&] { return 8000 + static_cast<int64_t>(tail(rng)); };
+  std::vector<Seg> alpha, beta, gamma;
+  uint32_t seq = 1000;
+  for (int i = 0; i < 500; ++i) {  // 5 s: a request alpha -> beta, a reply beta -> alpha
+    const int64_t send = t0 + i * 10'000'000LL;
+    const int64_t recv = send + latency();
+    alpha.push_back({send, true, seq, 77, 0x18});
+    beta.push_back({beta_clock(recv), false, seq, 77, 0x18});
+    const int64_t reply = recv + 50'000;
+    const int64_t back = reply + latency();
+    beta.push_back({beta_clock(reply), true, 77, seq + 64, 0x18});
+    alpha.push_back({back, false, 77, seq + 64, 0x18});
+    seq += 64;
+  }
+  gamma.push_back({t0, true, 1, 2, 0x10});  // never received anywhere
+  WriteHost(tmp.path() + "/alpha", "alpha", alpha);
+  WriteHost(tmp.path() + "/beta", "beta", beta);
+  WriteHost(tmp.path() + "/gamma", "gamma", gamma);
+
+  std::string err;
+  auto r = testing::RunCli("sync " + tmp.path() + " --format json", &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["matched_across_hosts"], 1000);
+  EXPECT_EQ(j["unmatched"], 1);
+  ASSERT_EQ(j["pairs"].size(), 1u);
+  EXPECT_EQ(j["pairs"][0]["quality"], "accurate");
+  EXPECT_EQ(j["pairs"][0]["a_to_b"], 500);
+  EXPECT_EQ(j["pairs"][0]["b_to_a"], 500);
+  ASSERT_EQ(j["hosts"].size(), 3u);
+  const auto& a = j["hosts"][0];
+  const auto& b = j["hosts"][1];
+  const auto& g = j["hosts"][2];
+  EXPECT_EQ(a["host"], "alpha");
+  EXPECT_TRUE(a["reference"].get<bool>());
+  EXPECT_EQ(b["via"], "alpha");
+  EXPECT_FALSE(g["connected"].get<bool>());
+  // beta -> alpha undoes the skew to within 1 us over the 5 s.
+  const long double s = b["slope"].get<double>(), o = b["offset_ns"].get<double>();
+  // The slope is known to (latency jitter of the fastest messages) / duration.
+  EXPECT_NEAR(static_cast<double>(s * drift), 1.0, 2e-7);
+  for (int64_t t = t0; t <= t0 + 5'000'000'000LL; t += 500'000'000) {
+    const long double back = s * beta_clock(t) + o;
+    EXPECT_NEAR(static_cast<double>(back - t), 0.0, 1000.0) << "at " << t;
+  }
+  EXPECT_LT(b["accuracy_ns"].get<double>(), 10'000);
+
+  // Another reference, and a bad one.
+  r = testing::RunCli("sync " + tmp.path() + " --reference beta", &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  EXPECT_NE(r.out.find("(reference)"), std::string::npos);
+  EXPECT_NE(r.out.find("gamma                not connected"), std::string::npos) << r.out;
+  r = testing::RunCli("sync " + tmp.path() + " --reference delta", &err);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(err.find("Unknown reference host 'delta' (hosts: alpha, beta, gamma)"),
+            std::string::npos)
+      << err;
+}
+
+}  // namespace
+}  // namespace causeway
