@@ -34,7 +34,10 @@ void WriteHost(const std::string& dir, const std::string& host, std::vector<Seg>
   const uint32_t out = *(*w)->AddEventClass("net_dev_queue", tcp);
   const uint32_t in = *(*w)->AddEventClass("netif_receive_skb", tcp);
   for (const Seg& s : segs)
-    (*w)->Begin(0, s.send ? out : in, static_cast<uint64_t>(s.ts)).U32(s.seq).U32(s.ack).U8(s.flags);
+    (*w)->Begin(0, s.send ? out : in, static_cast<uint64_t>(s.ts))
+        .U32(s.seq)
+        .U32(s.ack)
+        .U8(s.flags);
   ASSERT_TRUE((*w)->Close().ok());
 }
 

@@ -17,7 +17,7 @@ struct SyncAnalysis {
   uint64_t segments_sent = 0, segments_received = 0;
   uint64_t matched_across_hosts = 0;
   uint64_t matched_same_host = 0;  // loopback traffic: says nothing about clocks
-  uint64_t unmatched = 0;  // sends and receives without a partner on another host
+  uint64_t unmatched = 0;          // sends and receives without a partner on another host
 };
 
 StatusOr<SyncAnalysis> AnalyzeSync(const std::vector<std::string>& paths,

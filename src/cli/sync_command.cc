@@ -31,8 +31,9 @@ Runner RegisterSync(CLI::App& app) {
     std::string format = "text";
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("TRACE_DIR", o->paths, "Trace directories (searched for CTF traces); one "
-                                         "host per env hostname")
+  cmd->add_option("TRACE_DIR", o->paths,
+                  "Trace directories (searched for CTF traces); one "
+                  "host per env hostname")
       ->required();
   cmd->add_option("--reference", o->reference,
                   "Host whose clock the others are mapped to (default: first name in "
@@ -74,17 +75,16 @@ Runner RegisterSync(CLI::App& app) {
       std::printf("%s\n", j.dump(2).c_str());
       return 0;
     }
-    std::printf("%-20s %-22s %-26s %-14s %s\n", "HOST", "SLOPE", "OFFSET (ns)", "ACCURACY",
-                "VIA");
+    std::printf("%-20s %-22s %-26s %-14s %s\n", "HOST", "SLOPE", "OFFSET (ns)", "ACCURACY", "VIA");
     for (const auto& h : r->hosts) {
       if (!h.connected) {
-        std::printf("%-20s not connected to the reference: no usable messages\n",
-                    h.host.c_str());
+        std::printf("%-20s not connected to the reference: no usable messages\n", h.host.c_str());
         continue;
       }
       std::printf("%-20s %-22.15Lf %-26.1Lf %-14s %s\n", h.host.c_str(), h.slope, h.offset,
-                  std::isinf(h.accuracy_ns) ? "unbounded"
-                                            : fmt::format("{:.0f} ns", (double)h.accuracy_ns).c_str(),
+                  std::isinf(h.accuracy_ns)
+                      ? "unbounded"
+                      : fmt::format("{:.0f} ns", (double)h.accuracy_ns).c_str(),
                   h.reference ? "(reference)" : h.via.c_str());
     }
     std::printf("\n%-20s %-20s %-12s %8s %8s\n", "PAIR A", "PAIR B", "QUALITY", "A->B", "B->A");
@@ -93,13 +93,14 @@ Runner RegisterSync(CLI::App& app) {
                   std::string(sync::SyncQualityName(p.result.quality)).c_str(),
                   static_cast<unsigned long long>(p.result.a_to_b),
                   static_cast<unsigned long long>(p.result.b_to_a));
-    std::printf("\n%llu segments sent, %llu received, %llu matched across hosts, %llu on one "
-                "host (loopback), %llu unmatched\n",
-                static_cast<unsigned long long>(r->segments_sent),
-                static_cast<unsigned long long>(r->segments_received),
-                static_cast<unsigned long long>(r->matched_across_hosts),
-                static_cast<unsigned long long>(r->matched_same_host),
-                static_cast<unsigned long long>(r->unmatched));
+    std::printf(
+        "\n%llu segments sent, %llu received, %llu matched across hosts, %llu on one "
+        "host (loopback), %llu unmatched\n",
+        static_cast<unsigned long long>(r->segments_sent),
+        static_cast<unsigned long long>(r->segments_received),
+        static_cast<unsigned long long>(r->matched_across_hosts),
+        static_cast<unsigned long long>(r->matched_same_host),
+        static_cast<unsigned long long>(r->unmatched));
     return 0;
   };
 }

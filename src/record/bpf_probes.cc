@@ -125,9 +125,11 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
 StatusOr<size_t> BpfProbes::Poll(int timeout_ms, const RecordFn& on_record) {
   State& s = *state_;
   s.on_record = &on_record;
-  // Drain what is there first: the ring is woken rarely on purpose.
-  int n = ring_buffer__consume(s.ring);
-  if (n == 0) n = ring_buffer__poll(s.ring, timeout_ms);
+  // Sleep until the kernel side forces a wake-up (a quarter of the ring is full) or the
+  // timeout passes, then take everything there is: records are submitted without wake-ups,
+  // so the poll alone would not see them. A busy loop here would trace itself.
+  int n = timeout_ms > 0 ? ring_buffer__poll(s.ring, timeout_ms) : 0;
+  if (n >= 0 || n == -EINTR) n = ring_buffer__consume(s.ring);
   s.on_record = nullptr;
   if (n == -EINTR) return size_t{0};
   if (n < 0) return Internal(fmt::format("Cannot read the BPF ring buffer: {}", std::strerror(-n)));

@@ -27,9 +27,18 @@ void ReorderWindow::Release(bool all, const SlotFn& out) {
   const uint64_t cutoff = newest_ts_ > window_ns_ ? newest_ts_ - window_ns_ : 0;
   for (std::vector<RecordSlot>& pending : cpus_) {
     if (pending.empty()) continue;
-    // Nearly sorted already: the stable sort keeps equal timestamps in arrival order.
-    std::stable_sort(pending.begin(), pending.end(),
-                     [](const RecordSlot& a, const RecordSlot& b) { return a.ts < b.ts; });
+    // Nearly sorted already: an insertion sort costs one pass plus the few inversions, keeps
+    // equal timestamps in arrival order, and allocates nothing.
+    for (size_t i = 1; i < pending.size(); ++i) {
+      if (pending[i].ts >= pending[i - 1].ts) continue;
+      RecordSlot moving = pending[i];
+      size_t j = i;
+      while (j > 0 && pending[j - 1].ts > moving.ts) {
+        pending[j] = pending[j - 1];
+        --j;
+      }
+      pending[j] = moving;
+    }
     auto end = all ? pending.end()
                    : std::upper_bound(pending.begin(), pending.end(), cutoff,
                                       [](uint64_t t, const RecordSlot& s) { return t < s.ts; });

@@ -9,8 +9,8 @@ void HostSync::AddHost(const std::string& host, int64_t some_timestamp) {
   hosts_.emplace(host, some_timestamp);
 }
 
-void HostSync::AddMessage(const std::string& from_host, int64_t send_ts,
-                          const std::string& to_host, int64_t recv_ts) {
+void HostSync::AddMessage(const std::string& from_host, int64_t send_ts, const std::string& to_host,
+                          int64_t recv_ts) {
   AddHost(from_host, send_ts);
   AddHost(to_host, recv_ts);
   if (from_host == to_host) return;

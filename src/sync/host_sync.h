@@ -19,8 +19,8 @@ namespace causeway::sync {
 struct HostTransform {
   std::string host;
   bool reference = false;
-  bool connected = false;   // reached from the reference (the reference itself included)
-  std::string via;          // the neighbour it was synchronized through ("" for the reference)
+  bool connected = false;  // reached from the reference (the reference itself included)
+  std::string via;         // the neighbour it was synchronized through ("" for the reference)
   // t_reference = slope * t_host + offset
   long double slope = 1;
   long double offset = 0;
