@@ -1,0 +1,54 @@
+// The demo's instrumentation, in one thin layer over causeway-client.
+//
+// Every service makes one server span per request it handles and one client span per call it
+// makes; the traceparent header carries the parent across processes. When tracing is off
+// (`--tracing none`, or no spans directory) no tracer exists at all: spans are empty objects,
+// nothing is injected or extracted, so the "no tracing" baseline pays nothing for it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <causeway/client.h>
+#include <httplib.h>
+
+#include "base/status.h"
+
+namespace causeway::demo {
+
+// Starts the process's tracer: spans go to `<spans_dir>/<service>.otlp.json` at StopTracing.
+// An empty spans_dir leaves tracing off. CAUSEWAY_TRACE_DIR, when set, is passed on to the
+// client as its user-space trace directory.
+Status StartTracing(std::string_view service, const std::string& spans_dir);
+// Writes the spans and stops the tracer; does nothing when tracing is off.
+void StopTracing();
+bool TracingEnabled();
+
+using ParentContext = std::optional<client::SpanContext>;
+
+// A span that may be absent (tracing off). Ends when destroyed, like client::Span.
+class DemoSpan {
+ public:
+  DemoSpan() = default;
+  explicit DemoSpan(client::Span span) : span_(std::move(span)) {}
+
+  // Explicit types: the client's overloads (string_view, int64_t, double, bool) would turn a
+  // string literal into a bool and make an int ambiguous.
+  void SetString(std::string_view key, std::string_view value);
+  void SetInt(std::string_view key, int64_t value);
+  ParentContext context() const;
+  void End();
+
+ private:
+  std::optional<client::Span> span_;
+};
+
+// A server span for `req`, child of the span in its traceparent header (a root if none).
+DemoSpan StartServerSpan(std::string_view operation, const httplib::Request& req);
+// A client span under `parent` (a new trace when there is none), injected into `headers`.
+DemoSpan StartClientSpan(std::string_view operation, const ParentContext& parent,
+                         httplib::Headers& headers);
+
+}  // namespace causeway::demo
