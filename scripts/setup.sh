@@ -10,6 +10,7 @@ PACKAGES=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libzstd-dev
   libbpf-dev bpftool libelf-dev zlib1g-dev   # the recorder: eBPF programs, CO-RE skeleton
   iproute2 util-linux                # record tests: network namespaces, setpriv, unshare
+  libcpp-httplib-dev                 # the demo: HTTP between its services
   babeltrace2                        # the reference CTF reader, used by tests and benchmarks
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
   valgrind

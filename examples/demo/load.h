@@ -1,0 +1,54 @@
+// The load generator: /dispatch requests at a fixed rate, in bursts, and their latency.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace causeway::demo {
+
+struct LoadOptions {
+  std::string url = "http://127.0.0.1:8080";  // the frontend
+  int64_t requests = 0;                       // stop after this many (0: no limit)
+  double duration_s = 5;                      // stop sending after this long (0: no limit)
+  double rate = 10;                           // requests per second (0: as fast as possible)
+  int burst = 4;                              // requests that start together
+  int concurrency = 16;                       // requests in flight at most
+};
+
+// An error names the flag and the allowed values.
+Status ValidateLoad(const LoadOptions& options);
+
+struct LoadResult {
+  std::vector<double> latencies_ms;  // of the requests that succeeded
+  int64_t errors = 0;
+  std::string first_error;
+  double wall_s = 0;  // from the first scheduled start to the last answer
+};
+
+// Sends the requests; each is the root of a trace when tracing is on. Stops claiming new
+// requests once `stop` is true (the ones in flight finish).
+LoadResult RunLoad(const LoadOptions& options, const std::atomic<bool>& stop);
+
+struct LatencySummary {
+  int64_t count = 0;  // successful requests
+  double mean_ms = 0, p50_ms = 0, p99_ms = 0, max_ms = 0;
+  double throughput_rps = 0;  // successful requests per second of wall time
+};
+
+// Percentiles by the nearest-rank method: the smallest latency with at least p% of the
+// requests at or below it.
+LatencySummary Summarize(std::vector<double> latencies_ms, double wall_s);
+
+// Two lines of text, or the JSON object of the README; `context` names the faults and the
+// tracing mode ("faults: none; tracing: spans").
+std::string SummaryText(const LoadResult& result, const LatencySummary& s,
+                        const std::string& context);
+nlohmann::json SummaryJson(const LoadResult& result, const LatencySummary& s);
+
+}  // namespace causeway::demo
