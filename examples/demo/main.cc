@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
           "--fault", run.faults,
           "Fault to switch on; repeat for several. lock: customer holds one global "
           "mutex per query. cpu: route gets 5% of a CPU (cgroup, root). disk: driver "
-          "writes + fsyncs 8 times per request. net: route behind a 1 Mbit/s link in its own "
+          "writes + fsyncs 32 times per request. net: route behind a 1 Mbit/s link in its own "
           "network namespace (root)")
       ->check(CLI::IsMember(causeway::demo::kFaults));
   run_cmd->add_option("--tracing", run.tracing, "none: no tracer at all; spans: OTLP JSON spans")

@@ -20,7 +20,7 @@ struct RunOptions {
   int threads = 32;                 // request threads per service
   std::string disk_dir = "/var/tmp";
   int64_t disk_write_kb = 32;
-  int disk_syncs = 8;
+  int disk_syncs = 32;
   int64_t cpu_quota_us = 5000;  // per 100 ms period
   std::string net_rate = "1mbit";
   int64_t db_wait_us = 10000;

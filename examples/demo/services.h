@@ -22,7 +22,7 @@ struct DriverOptions {
   int drivers = 5;             // nearest drivers returned
   std::string disk_dir;        // the `disk` fault: write + fsync per request to a file here
   int64_t disk_write_kb = 32;  // per fsync
-  int disk_syncs = 8;          // write + fsync rounds per request
+  int disk_syncs = 32;         // write + fsync rounds per request
 };
 int RunDriver(const DriverOptions& options);
 
