@@ -1,25 +1,42 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds Causeway, and analyzes a bundled real LTTng
-# kernel trace (many-threads, ~240,000 events): its summary, a few events, the threads with
-# their time per state, and the critical path of the thread that forks 8000 workers.
+# The main job: installs what is missing, builds Causeway and its demo application, runs the
+# demo (a frontend calling customer, driver and route services over HTTP) under
+# `causeway record` with one fault switched on, and shows what was recorded: the kernel
+# trace, the spans, the threads with their time per state.
+#   scripts/demo.sh [FAULT]      FAULT: lock (default), cpu, disk, net
+# Without root (recording loads eBPF programs), it analyzes a bundled LTTng trace instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh release >/dev/null
-trace="${1:-tests/data/traces/lttng/many-threads}"
 cw=build/release/src/causeway
-echo "== causeway stats $trace"
-"$cw" stats "$trace" | sed -n 1,12p  # sed reads all: no SIGPIPE under pipefail
-echo
-echo "== causeway events $trace --name 'sched_s*' --limit 5"
-"$cw" events "$trace" --name 'sched_s*' --limit 5
-echo
-echo "== causeway threads $trace --limit 8"
-"$cw" threads "$trace" --limit 8
-if [ $# -eq 0 ]; then
-  # genKernelTraces (tid 2673) forks the workers one by one and waits for each: its critical
-  # path runs through them.
+demo=build/release/examples/demo/causeway-demo
+fault="${1:-lock}"
+
+if [ "$(id -u)" -ne 0 ] || [ ! -e /sys/kernel/btf/vmlinux ]; then
+  trace=tests/data/traces/lttng/many-threads
+  echo "(not root, or no kernel BTF: cannot record here; analyzing the bundled trace $trace)"
+  "$cw" stats "$trace" | sed -n 1,12p
   echo
-  echo "== causeway critpath $trace --tid 2673 --begin 1457113582.9 --end 1457113582.9003"
+  "$cw" threads "$trace" --limit 8
+  echo
   "$cw" critpath "$trace" --tid 2673 --begin 1457113582.9 --end 1457113582.9003
+  exit 0
 fi
+
+out="${CAUSEWAY_DEMO_OUT:-causeway-demo-out}/$(date +%Y%m%d-%H%M%S)-$fault"
+mkdir -p "$(dirname "$out")"
+echo "== causeway record -o $out -- causeway-demo run --fault $fault --duration 5"
+"$cw" record -o "$out" -- "$demo" run --fault "$fault" --duration 5 --spans-dir "$out/spans"
+echo
+echo "== causeway stats $out/kernel"
+"$cw" stats "$out/kernel" | sed -n 1,20p  # sed reads all: no SIGPIPE under pipefail
+echo
+echo "== causeway threads $out --limit 10"
+"$cw" threads "$out" --limit 10
+echo
+echo "Recording:     $out"
+echo "Kernel trace:  $out/kernel   (babeltrace2 $out/kernel, causeway events/critpath $out ...)"
+echo "Spans:         $(ls "$out"/spans/*.json 2>/dev/null | tr '\n' ' ')"
+if [ -d "$out/ust" ]; then echo "Span events:   $out/ust"; fi
+echo "Next: causeway critpath $out --tid TID   (a thread from the table above)"
