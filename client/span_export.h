@@ -1,0 +1,59 @@
+// Finished spans to OTLP JSON and Jaeger JSON documents, files and OTLP/HTTP.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "causeway/client.h"
+
+namespace causeway::client {
+
+struct SpanAttribute {
+  enum Type : uint8_t { kString, kInt, kDouble, kBool };
+  std::string key;
+  Type type = kString;
+  std::string string_value;
+  int64_t int_value = 0;  // kInt, kBool
+  double double_value = 0;
+};
+
+// A span as exported: times in nanoseconds since the Unix epoch.
+struct FinishedSpan {
+  SpanContext context;
+  uint64_t parent_span_id = 0;
+  std::string name;
+  int kind = kInternal;
+  uint64_t start_unix_ns = 0;
+  uint64_t end_unix_ns = 0;
+  int32_t tid = 0;  // the thread that ended it (attribute thread.id)
+  std::vector<SpanAttribute> attributes;
+};
+
+// One ExportTraceServiceRequest (OTLP/JSON encoding: hex ids, 64-bit numbers as strings).
+std::string ToOtlpJson(const std::string& service, int32_t pid,
+                       const std::vector<FinishedSpan>& spans);
+// A Jaeger query-API document ({"data":[{traceID, spans, processes}]}, µs times), one entry
+// per trace.
+std::string ToJaegerJson(const std::string& service, int32_t pid,
+                         const std::vector<FinishedSpan>& spans);
+
+// Writes beside `path` and renames, so that a reader never sees half a file.
+Status WriteFileAtomically(const std::string& path, const std::string& content);
+
+// POSTs OTLP JSON to an OTLP/HTTP receiver ("http://host:port[/path]"; /v1/traces when no path).
+class OtlpHttpExporter {
+ public:
+  static StatusOr<std::unique_ptr<OtlpHttpExporter>> Create(const std::string& endpoint);
+  ~OtlpHttpExporter();
+  Status Post(const std::string& body);
+
+ private:
+  OtlpHttpExporter() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace causeway::client
