@@ -266,5 +266,97 @@ TEST(RecordTest, TcpPingPongBetweenTwoProcesses) {
   EXPECT_TRUE(through_server);
 }
 
+#ifdef CAUSEWAY_DEMO
+// The demo under causeway record: every service writes its user-space trace beside the
+// kernel trace, and its span events carry exactly the ids, operations and times of the spans
+// it exported, on the kernel trace's time scale.
+TEST(RecordTest, DemoSpanEventsMatchTheExportedSpans) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/rec";
+  std::string err;
+  auto res = RunCli("record -o " + dir + " --format json -- " + CAUSEWAY_DEMO +
+                        " run --requests 20 --rate 40 --burst 4",
+                    &err);
+  ASSERT_EQ(res.exit_code, 0) << err;
+
+  // Exported spans: <dir>/spans/<service>.otlp.json (the demo's default under a recorder).
+  struct Exported {
+    std::string trace, name;
+    uint64_t parent = 0, start = 0, end = 0;
+    int64_t tid = 0;
+  };
+  std::map<uint64_t, Exported> spans;
+  for (const auto& f : fs::directory_iterator(dir + "/spans")) {
+    std::ifstream in(f.path());
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << f.path();
+    for (const auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+      Exported x;
+      x.trace = sp["traceId"];
+      x.name = sp["name"];
+      if (sp.contains("parentSpanId"))
+        x.parent = std::stoull(sp["parentSpanId"].get<std::string>(), nullptr, 16);
+      x.start = std::stoull(sp["startTimeUnixNano"].get<std::string>());
+      x.end = std::stoull(sp["endTimeUnixNano"].get<std::string>());
+      for (const auto& a : sp["attributes"]) {
+        if (a["key"] == "thread.id") x.tid = std::stoll(a["value"]["intValue"].get<std::string>());
+      }
+      spans[std::stoull(sp["spanId"].get<std::string>(), nullptr, 16)] = x;
+    }
+  }
+  ASSERT_GE(spans.size(), 20u * 4);
+
+  // The kernel trace's time range.
+  uint64_t kernel_first = UINT64_MAX, kernel_last = 0;
+  for (const Ev& e : ReadAll(dir + "/kernel")) {
+    kernel_first = std::min(kernel_first, e.ts);
+    kernel_last = std::max(kernel_last, e.ts);
+  }
+
+  std::set<uint64_t> started, ended;
+  size_t ust_traces = 0;
+  for (const auto& t : fs::directory_iterator(dir + "/ust")) {
+    ++ust_traces;
+    auto reader = ctf::EventReader::Open({t.path().string()});
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    size_t events = 0;
+    while (const ctf::Event* e = (*reader)->Next()) {
+      ASSERT_NE(e->plan, nullptr) << "events lost in " << t.path();
+      ++events;
+      const std::string name(e->name());
+      if (name != "jaeger_ust:start_span" && name != "jaeger_ust:end_span") continue;
+      const auto& plan = *e->plan;
+      const uint64_t id = e->GetUnsigned(plan.FieldIndex("span_id"));
+      auto it = spans.find(id);
+      ASSERT_NE(it, spans.end()) << name << " of a span nobody exported: " << id;
+      const Exported& x = it->second;
+      char trace[33];
+      std::snprintf(
+          trace, sizeof(trace), "%016llx%016llx",
+          static_cast<unsigned long long>(e->GetUnsigned(plan.FieldIndex("trace_id_high"))),
+          static_cast<unsigned long long>(e->GetUnsigned(plan.FieldIndex("trace_id_low"))));
+      EXPECT_EQ(x.trace, trace);
+      EXPECT_EQ(e->GetUnsigned(plan.FieldIndex("parent_span_id")), x.parent);
+      EXPECT_EQ(e->GetString(plan.FieldIndex("op_name")), x.name);
+      const bool start = name == "jaeger_ust:start_span";
+      EXPECT_EQ(e->timestamp, start ? x.start : x.end) << name << " " << x.name;
+      if (!start) {
+        EXPECT_EQ(e->GetSigned(plan.FieldIndex("tid")), x.tid);
+      }
+      // One time scale: the user-space events fall inside the kernel recording.
+      EXPECT_GE(e->timestamp, kernel_first);
+      EXPECT_LE(e->timestamp, kernel_last);
+      (start ? started : ended).insert(id);
+    }
+    EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
+    ExpectBabeltraceReads(t.path().string(), events);
+  }
+  EXPECT_GE(ust_traces, 5u);  // load generator and four services
+  EXPECT_EQ(started.size(), spans.size());
+  EXPECT_EQ(ended.size(), spans.size());
+}
+#endif  // CAUSEWAY_DEMO
+
 }  // namespace
 }  // namespace causeway
