@@ -14,6 +14,7 @@ PACKAGES=(
   babeltrace2                        # the reference CTF reader, used by tests and benchmarks
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
   valgrind
+  liblttng-ust-dev lttng-tools        # the client tracepoint benchmark: LTTng-UST side by side
 )
 
 missing=()
