@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <tuple>
 
@@ -355,6 +356,35 @@ TEST(RecordTest, DemoSpanEventsMatchTheExportedSpans) {
   EXPECT_GE(ust_traces, 5u);  // load generator and four services
   EXPECT_EQ(started.size(), spans.size());
   EXPECT_EQ(ended.size(), spans.size());
+}
+// Flight recorder: a span slower than --trigger-latency makes the client ask the recorder
+// for a snapshot; nothing else is written.
+TEST(RecordTest, ASlowDemoSpanTriggersASnapshot) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/rec";
+  std::string err;
+  // The lock fault serializes the customer's 10 ms queries: bursts of 4 make spans of 30 ms+.
+  auto res = RunCli("record -o " + dir + " --snapshot --trigger-latency 25ms --format json -- " +
+                        CAUSEWAY_DEMO +
+                        " run --requests 24 --rate 40 --burst 4 --fault lock --format json",
+                    &err);
+  ASSERT_EQ(res.exit_code, 0) << err;
+  nlohmann::json sum;
+  std::istringstream in(res.out);
+  while (in >> std::ws && in.peek() != EOF) {
+    nlohmann::json j;
+    in >> j;
+    if (j.contains("snapshots")) sum = j;
+  }
+  ASSERT_TRUE(sum.contains("snapshots")) << res.out;
+  ASSERT_GE(sum["snapshots"].size(), 1u) << res.out << err;
+  EXPECT_FALSE(fs::exists(dir + "/kernel")) << "snapshot mode writes only when triggered";
+  const std::string first = sum["snapshots"][0];
+  EXPECT_EQ(first, dir + "/snapshot-1/kernel");
+  size_t switches = 0;
+  for (const Ev& e : ReadAll(first)) switches += e.name == "sched_switch";
+  EXPECT_GT(switches, 0u);
 }
 #endif  // CAUSEWAY_DEMO
 

@@ -24,8 +24,8 @@ constexpr int64_t kBatch = 100000;
 constexpr int kRepetitions = 15;
 const char kName[] = "GET /dispatch";
 
-causeway::client::Tracepoint<int64_t, std::string_view, uint64_t> tp_event(
-    "cwbench", "event", {"i", "name", "span"});
+causeway::client::Tracepoint<int64_t, std::string_view, uint64_t> tp_event("cwbench", "event",
+                                                                           {"i", "name", "span"});
 causeway::client::Tracepoint<int64_t, std::string_view, uint64_t> tp_disabled(
     "cwbench", "disabled_event", {"i", "name", "span"});
 

@@ -1,0 +1,154 @@
+// Tracing overhead on the demo under one fixed load (seed 000 Table 2's setup):
+//   A   no tracing            causeway-demo run --tracing none
+//   B   spans only            causeway-demo run (OTLP JSON spans)
+//   C-1 spans + kernel, snapshot mode   causeway record --snapshot -- causeway-demo run
+//   C-2 spans + kernel to disk          causeway record -- causeway-demo run
+// The four configurations run interleaved, RUNS times each; the table gives the medians of
+// mean latency, p99 latency and throughput, and C-1, C-2 relative to B.
+//
+// Usage: demo_overhead CAUSEWAY CAUSEWAY_DEMO [--runs N] [--rate R] [--duration S]
+// (scripts/bench_overhead.sh builds and runs it as root).
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Sample {
+  double mean_ms = 0, p99_ms = 0, rps = 0;
+};
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Runs `cmd` and returns its standard output; exits on failure.
+std::string Run(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) {
+    std::perror("popen");
+    std::exit(1);
+  }
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  const int st = pclose(p);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    std::fprintf(stderr, "demo_overhead: command failed (status %d): %s\n", st, cmd.c_str());
+    std::exit(1);
+  }
+  return out;
+}
+
+// The demo's summary among the JSON documents on stdout (the recorder prints its own too).
+Sample Parse(const std::string& out) {
+  std::istringstream in(out);
+  while (in >> std::ws && in.peek() != EOF) {
+    nlohmann::json j;
+    try {
+      in >> j;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "demo_overhead: unreadable output: %s\n%s\n", e.what(), out.c_str());
+      std::exit(1);
+    }
+    if (j.contains("p99_ms")) {
+      if (j.value("errors", 0) != 0) {
+        std::fprintf(stderr, "demo_overhead: the demo reported errors:\n%s\n", out.c_str());
+        std::exit(1);
+      }
+      return {j["mean_ms"].get<double>(), j["p99_ms"].get<double>(),
+              j["throughput_rps"].get<double>()};
+    }
+  }
+  std::fprintf(stderr, "demo_overhead: no demo summary in:\n%s\n", out.c_str());
+  std::exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr,
+                 "usage: demo_overhead CAUSEWAY CAUSEWAY_DEMO [--runs N] [--rate R] "
+                 "[--duration S]\n");
+    return 2;
+  }
+  const std::string causeway = argv[1], demo = argv[2];
+  int runs = 5;
+  double rate = 50, duration = 8;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--runs") {
+      runs = std::atoi(argv[i + 1]);
+    } else if (flag == "--rate") {
+      rate = std::atof(argv[i + 1]);
+    } else if (flag == "--duration") {
+      duration = std::atof(argv[i + 1]);
+    } else {
+      std::fprintf(stderr, "demo_overhead: unknown flag %s\n", flag.c_str());
+      return 2;
+    }
+  }
+  const std::string tmp = "/tmp/causeway-demo-overhead";
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  char load[128];
+  std::snprintf(load, sizeof(load), " run --rate %g --duration %g --format json", rate, duration);
+  struct Config {
+    const char* name;
+    std::string cmd;
+    std::vector<Sample> samples;
+  };
+  std::vector<Config> configs = {
+      {"A   no tracing", demo + load + " --tracing none", {}},
+      {"B   spans", demo + load + " --spans-dir " + tmp + "/spans", {}},
+      {"C-1 spans + kernel snapshot", causeway + " record --snapshot -o " + tmp + "/rec --format json -- " + demo + load, {}},
+      {"C-2 spans + kernel to disk", causeway + " record -o " + tmp + "/rec --format json -- " + demo + load, {}},
+  };
+  for (int r = 0; r < runs; ++r) {
+    for (Config& c : configs) {
+      std::filesystem::remove_all(tmp + "/rec");
+      std::filesystem::remove_all(tmp + "/spans");
+      std::fprintf(stderr, "run %d/%d: %s\n", r + 1, runs, c.name);
+      c.samples.push_back(Parse(Run(c.cmd + " 2>/dev/null")));
+    }
+  }
+  std::filesystem::remove_all(tmp);
+
+  std::printf("demo at %g requests/s for %g s, %d interleaved runs each, medians\n", rate,
+              duration, runs);
+  std::printf("%-30s %10s %10s %12s %14s %14s\n", "configuration", "mean ms", "p99 ms", "req/s",
+              "mean vs B", "p99 vs B");
+  double b_mean = 0, b_p99 = 0;
+  for (const Config& c : configs) {
+    std::vector<double> mean, p99, rps;
+    for (const Sample& s : c.samples) {
+      mean.push_back(s.mean_ms);
+      p99.push_back(s.p99_ms);
+      rps.push_back(s.rps);
+    }
+    const double m = Median(mean), p = Median(p99), t = Median(rps);
+    if (c.name[0] == 'B') {
+      b_mean = m;
+      b_p99 = p;
+    }
+    if (c.name[0] == 'C' && b_mean > 0) {
+      std::printf("%-30s %10.2f %10.2f %12.1f %+13.1f%% %+13.1f%%\n", c.name, m, p, t,
+                  100 * (m / b_mean - 1), 100 * (p / b_p99 - 1));
+    } else {
+      std::printf("%-30s %10.2f %10.2f %12.1f %14s %14s\n", c.name, m, p, t, "", "");
+    }
+  }
+  return 0;
+}
