@@ -113,8 +113,12 @@ int main(int argc, char** argv) {
   std::vector<Config> configs = {
       {"A   no tracing", demo + load + " --tracing none", {}},
       {"B   spans", demo + load + " --spans-dir " + tmp + "/spans", {}},
-      {"C-1 spans + kernel snapshot", causeway + " record --snapshot -o " + tmp + "/rec --format json -- " + demo + load, {}},
-      {"C-2 spans + kernel to disk", causeway + " record -o " + tmp + "/rec --format json -- " + demo + load, {}},
+      {"C-1 spans + kernel snapshot",
+       causeway + " record --snapshot -o " + tmp + "/rec --format json -- " + demo + load,
+       {}},
+      {"C-2 spans + kernel to disk",
+       causeway + " record -o " + tmp + "/rec --format json -- " + demo + load,
+       {}},
   };
   for (int r = 0; r < runs; ++r) {
     for (Config& c : configs) {
@@ -126,8 +130,8 @@ int main(int argc, char** argv) {
   }
   std::filesystem::remove_all(tmp);
 
-  std::printf("demo at %g requests/s for %g s, %d interleaved runs each, medians\n", rate,
-              duration, runs);
+  std::printf("demo at %g requests/s for %g s, %d interleaved runs each, medians\n", rate, duration,
+              runs);
   std::printf("%-30s %10s %10s %12s %14s %14s\n", "configuration", "mean ms", "p99 ms", "req/s",
               "mean vs B", "p99 vs B");
   double b_mean = 0, b_p99 = 0;

@@ -333,8 +333,12 @@ Tracer& Tracer::Init(TracerOptions options) {
 
   std::unique_ptr<UstTraceWriter> ust;
   if (!options.ust_trace_dir.empty()) {
-    const std::string base =
-        fmt::format("{}/ust/{}-{}", options.ust_trace_dir, ProcName(), getpid());
+    // Named after the service when there is one (the demo's services share one executable).
+    std::string who = options.service_name;
+    for (char& c : who)
+      if (c == '/' || c == ' ') c = '_';
+    if (who.empty() || who == "unknown_service") who = ProcName();
+    const std::string base = fmt::format("{}/ust/{}-{}", options.ust_trace_dir, who, getpid());
     std::string dir = base;
     for (int i = 1; std::filesystem::exists(dir); ++i) dir = fmt::format("{}.{}", base, i);
     auto w = UstTraceWriter::Create(dir, offset);

@@ -75,7 +75,8 @@ struct TracerOptions {
   std::string otlp_endpoint;
   // Every finished span as a Jaeger query-API document, rewritten at each Flush().
   std::string jaeger_json_file;
-  // User-space CTF trace: written to <ust_trace_dir>/ust/<procname>-<pid>/. Empty: taken
+  // User-space CTF trace: written to <ust_trace_dir>/ust/<service>-<pid>/ (the process name
+  // when service_name is unset). Empty: taken
   // from CAUSEWAY_TRACE_DIR when set, otherwise no user-space trace.
   std::string ust_trace_dir;
   // Tracepoints whose events go into the user-space trace, as comma-separated globs over
