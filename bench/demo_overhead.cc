@@ -6,7 +6,7 @@
 // The four configurations run interleaved, RUNS times each; the table gives the medians of
 // mean latency, p99 latency and throughput, and C-1, C-2 relative to B.
 //
-// Usage: demo_overhead CAUSEWAY CAUSEWAY_DEMO [--runs N] [--rate R] [--duration S]
+// Usage: demo_overhead CAUSEWAY CAUSEWAY_DEMO [--runs N] [--rate R] [--duration S] [--warmup S]
 // (scripts/bench_overhead.sh builds and runs it as root).
 #include <sys/wait.h>
 
@@ -81,12 +81,12 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
                  "usage: demo_overhead CAUSEWAY CAUSEWAY_DEMO [--runs N] [--rate R] "
-                 "[--duration S]\n");
+                 "[--duration S] [--warmup S]\n");
     return 2;
   }
   const std::string causeway = argv[1], demo = argv[2];
   int runs = 5;
-  double rate = 50, duration = 8;
+  double rate = 50, duration = 10, warmup = 2;
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--runs") {
@@ -95,6 +95,8 @@ int main(int argc, char** argv) {
       rate = std::atof(argv[i + 1]);
     } else if (flag == "--duration") {
       duration = std::atof(argv[i + 1]);
+    } else if (flag == "--warmup") {
+      warmup = std::atof(argv[i + 1]);
     } else {
       std::fprintf(stderr, "demo_overhead: unknown flag %s\n", flag.c_str());
       return 2;
@@ -104,7 +106,10 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(tmp);
   std::filesystem::create_directories(tmp);
   char load[128];
-  std::snprintf(load, sizeof(load), " run --rate %g --duration %g --format json", rate, duration);
+  // The first seconds (services starting, the recorder's first drains) are sent but not
+  // measured: the table compares steady states.
+  std::snprintf(load, sizeof(load), " run --rate %g --duration %g --warmup %g --format json", rate,
+                duration, warmup);
   struct Config {
     const char* name;
     std::string cmd;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tracing overhead on the demo under one fixed load: no tracing, spans only, spans + kernel
 # in snapshot mode, spans + kernel to disk (bench/demo_overhead.cc). Needs root (the
-# recorder). Usage: sudo scripts/bench_overhead.sh [--runs N] [--rate R] [--duration S]
+# recorder). Usage: sudo scripts/bench_overhead.sh [--runs N] [--rate R] [--duration S] [--warmup S]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -ne 0 ]; then

@@ -320,6 +320,7 @@ TEST(DemoTest, BadCommandLinesGetClearErrors) {
       {"run --requests 0 --duration 0", "the load would never end", 2},
       {"run --burst 20 --concurrency 4", "--burst 20 is more than --concurrency 4", 2},
       {"run --tracing verbose", "--tracing", 2},
+      {"run --duration 2 --warmup 3", "--warmup 3 is not shorter than --duration 2", 2},
       {"load --url http://127.0.0.1:1 --requests 1 --rate 0",
        "request 0 to http://127.0.0.1:1: cannot connect", 1},
       {"", "A subcommand is required", 2},

@@ -26,6 +26,11 @@ Status ValidateLoad(const LoadOptions& o) {
     return InvalidArgument("--requests and --duration are both 0: the load would never end");
   if (!(o.rate >= 0)) return InvalidArgument("--rate must be 0 (as fast as possible) or more");
   if (o.burst < 1) return InvalidArgument("--burst must be 1 or more");
+  if (!(o.warmup_s >= 0)) return InvalidArgument("--warmup must be 0 or more seconds");
+  if (o.duration_s > 0 && o.warmup_s >= o.duration_s)
+    return InvalidArgument(
+        fmt::format("--warmup {} is not shorter than --duration {}: nothing would be measured",
+                    o.warmup_s, o.duration_s));
   if (o.concurrency < 1 || o.concurrency > 256)
     return InvalidArgument("--concurrency must be between 1 and 256");
   if (o.burst > o.concurrency)
@@ -50,7 +55,9 @@ LoadResult RunLoad(const LoadOptions& o, const std::atomic<bool>& stop) {
                                     ? origin + std::chrono::duration_cast<Clock::duration>(
                                                    std::chrono::duration<double>(o.duration_s))
                                     : Clock::time_point::max();
-  Clock::time_point last_answer = origin;
+  const Clock::time_point measured_from = origin + std::chrono::duration_cast<Clock::duration>(
+                                                       std::chrono::duration<double>(o.warmup_s));
+  Clock::time_point last_answer = measured_from;
 
   auto worker = [&] {
     httplib::Client client(o.url);
@@ -87,7 +94,9 @@ LoadResult RunLoad(const LoadOptions& o, const std::atomic<bool>& stop) {
       span.End();
       std::lock_guard lock(mutex);
       last_answer = std::max(last_answer, answered);
-      if (error.empty()) {
+      if (error.empty() && start < measured_from) {
+        ++result.warmup_requests;
+      } else if (error.empty()) {
         result.latencies_ms.push_back(
             std::chrono::duration<double, std::milli>(answered - sent).count());
       } else {
@@ -98,7 +107,7 @@ LoadResult RunLoad(const LoadOptions& o, const std::atomic<bool>& stop) {
   std::vector<std::thread> workers;
   for (int w = 0; w < o.concurrency; ++w) workers.emplace_back(worker);
   for (auto& t : workers) t.join();
-  result.wall_s = std::chrono::duration<double>(last_answer - origin).count();
+  result.wall_s = std::chrono::duration<double>(last_answer - measured_from).count();
   return result;
 }
 
@@ -140,7 +149,8 @@ nlohmann::json SummaryJson(const LoadResult& r, const LatencySummary& s) {
           {"p99_ms", s.p99_ms},
           {"max_ms", s.max_ms},
           {"throughput_rps", s.throughput_rps},
-          {"duration_s", r.wall_s}};
+          {"duration_s", r.wall_s},
+          {"warmup_requests", r.warmup_requests}};
 }
 
 }  // namespace causeway::demo

@@ -19,6 +19,9 @@ struct LoadOptions {
   double rate = 10;                           // requests per second (0: as fast as possible)
   int burst = 4;                              // requests that start together
   int concurrency = 16;                       // requests in flight at most
+  // Requests scheduled in the first `warmup_s` seconds are sent but left out of the latency
+  // summary and of the throughput (benchmarks measure the steady state).
+  double warmup_s = 0;
 };
 
 // An error names the flag and the allowed values.
@@ -28,7 +31,8 @@ struct LoadResult {
   std::vector<double> latencies_ms;  // of the requests that succeeded
   int64_t errors = 0;
   std::string first_error;
-  double wall_s = 0;  // from the first scheduled start to the last answer
+  double wall_s = 0;            // from the first measured scheduled start to the last answer
+  int64_t warmup_requests = 0;  // sent during the warm-up, not in latencies_ms
 };
 
 // Sends the requests; each is the root of a trace when tracing is on. Stops claiming new

@@ -38,6 +38,9 @@ void AddLoadOptions(CLI::App* cmd, causeway::demo::LoadOptions& o) {
                   "Requests that start together (every BURST/RATE seconds); bursts make "
                   "contention visible");
   cmd->add_option("--concurrency", o.concurrency, "Requests in flight at most");
+  cmd->add_option("--warmup", o.warmup_s,
+                  "Seconds of requests sent but left out of the latency summary (benchmarks "
+                  "measure the steady state)");
 }
 
 }  // namespace
