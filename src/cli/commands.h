@@ -17,5 +17,7 @@ Runner RegisterCritpath(CLI::App& app);
 Runner RegisterRecord(CLI::App& app);
 Runner RegisterSnapshot(CLI::App& app);
 Runner RegisterSync(CLI::App& app);
+Runner RegisterRequests(CLI::App& app);
+Runner RegisterRequest(CLI::App& app);
 
 }  // namespace causeway::cli

@@ -1,0 +1,153 @@
+// `causeway requests TRACE_DIR...` and `causeway request TRACE_DIR... ID`: spans joined with
+// the kernel traces; each request's critical path and what held it back.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/kernel_load.h"
+#include "report/request_format.h"
+#include "requests/request_analysis.h"
+#include "spans/span_reader.h"
+
+namespace causeway::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RequestsOptions {
+  std::vector<std::string> args;  // trace dirs (and, for `request`, the id last)
+  std::vector<std::string> spans;
+  std::string host;
+  std::string format = "text";
+  long limit = 20;
+};
+
+// Where `causeway record` + causeway-client put the spans: DIR/spans beside DIR/kernel.
+std::vector<std::string> DefaultSpans(const std::vector<std::string>& traces) {
+  std::vector<std::string> out;
+  for (const std::string& t : traces) {
+    for (const fs::path& p : {fs::path(t) / "spans", fs::path(t).parent_path() / "spans"}) {
+      std::error_code ec;
+      if (fs::is_directory(p, ec)) {
+        out.push_back(p.string());
+        break;
+      }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+struct Loaded {
+  std::unique_ptr<analysis::KernelAnalysis> kernel;
+  spans::SpanSet spans;
+  requests::RequestAnalysis requests;
+};
+
+StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOptions& o) {
+  std::vector<std::string> span_paths = o.spans.empty() ? DefaultSpans(traces) : o.spans;
+  if (span_paths.empty())
+    return NotFound(
+        "No spans: give --spans FILE_OR_DIR (OTLP or Jaeger JSON); under `causeway record`, "
+        "causeway-client writes them to TRACE_DIR/spans");
+  Loaded l;
+  ASSIGN_OR_RETURN(l.spans, spans::ReadSpanFiles(span_paths));
+  RETURN_IF_ERROR(spans::ApplySyncEvents(traces, &l.spans));
+  ASSIGN_OR_RETURN(l.kernel, LoadKernelAnalysis(traces));
+  requests::RequestOptions ro;
+  ro.host = o.host;
+  ASSIGN_OR_RETURN(l.requests, requests::AnalyzeRequests(l.kernel->graph, l.spans, ro));
+  return l;
+}
+
+int RunRequests(const RequestsOptions& o) {
+  if (o.limit < -1)
+    return fmt::print(stderr, "causeway requests: --limit must be -1 (all) or more\n"), 2;
+  auto l = Load(o.args, o);
+  if (!l.ok()) return fmt::print(stderr, "causeway requests: {}\n", l.status().ToString()), 1;
+  const graph::ExecutionGraph& g = l->kernel->graph;
+  if (o.format == "json") {
+    std::puts(report::RequestsJson(g, l->spans, l->requests, o.limit).dump(2).c_str());
+  } else {
+    std::fputs(report::RequestsText(g, l->spans, l->requests, o.limit).c_str(), stdout);
+  }
+  return 0;
+}
+
+int RunRequest(const RequestsOptions& o) {
+  if (o.args.size() < 2)
+    return fmt::print(stderr,
+                      "causeway request: give the trace directories and then the request id "
+                      "(causeway request TRACE_DIR... ID)\n"),
+           2;
+  const std::vector<std::string> traces(o.args.begin(), o.args.end() - 1);
+  const std::string& id = o.args.back();
+  auto l = Load(traces, o);
+  if (!l.ok()) return fmt::print(stderr, "causeway request: {}\n", l.status().ToString()), 1;
+  auto index = requests::FindRequest(l->requests, l->spans, id);
+  if (!index.ok()) return fmt::print(stderr, "causeway request: {}\n", index.status().ToString()), 1;
+  const graph::ExecutionGraph& g = l->kernel->graph;
+  if (o.format == "json") {
+    std::puts(report::RequestJson(g, l->spans, l->requests, *index).dump(2).c_str());
+  } else {
+    std::fputs(report::RequestText(g, l->spans, l->requests, *index).c_str(), stdout);
+  }
+  return 0;
+}
+
+void AddCommon(CLI::App* cmd, RequestsOptions* o) {
+  cmd->add_option("--spans", o->spans,
+                  "Span files or directories (OTLP JSON, Jaeger JSON; default: TRACE_DIR/spans)");
+  cmd->add_option("--host", o->host, "The host whose threads ran the spans (default: the first)");
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+}
+
+}  // namespace
+
+Runner RegisterRequests(CLI::App& app) {
+  auto o = std::make_shared<RequestsOptions>();
+  CLI::App* cmd = app.add_subcommand("requests", "Requests ranked by latency, with what slowed each");
+  cmd->footer(
+      "Join distributed-tracing spans with the kernel traces of the same recording: every\n"
+      "request (a trace's root span) gets the critical path of the thread that ran it, followed\n"
+      "through wake-ups and packets into the threads of other services, each piece labelled\n"
+      "with a cause: running, preempted (waiting for a CPU), blocked_by_request (the path went\n"
+      "through a thread serving another request: lock contention, queues), waiting_for_thread,\n"
+      "network, disk, timer, interrupted, blocked, unknown. Spans come from OTLP or Jaeger JSON;\n"
+      "when the user-space trace holds jaeger_ust:start_span/end_span events (causeway-client\n"
+      "under causeway record) their nanosecond times and threads are used.\n\n"
+      "Examples:\n"
+      "  causeway requests causeway-demo-out/2026-11-22T10-00-00-lock\n"
+      "  causeway requests TRACE_DIR --spans spans.json --limit 5 --format json");
+  cmd->add_option("traces", o->args, "Trace directories (a recording directory, or its kernel/)")
+      ->required();
+  AddCommon(cmd, o.get());
+  cmd->add_option("--limit", o->limit, "Requests shown, slowest first (-1: all)")
+      ->capture_default_str();
+  return [o] { return RunRequests(*o); };
+}
+
+Runner RegisterRequest(CLI::App& app) {
+  auto o = std::make_shared<RequestsOptions>();
+  CLI::App* cmd = app.add_subcommand("request", "One request's critical path and its causes");
+  cmd->footer(
+      "Print one request's critical path through threads and kernel states, each piece with\n"
+      "its cause (see `causeway requests --help`), the time by cause, the requests that\n"
+      "blocked it and the time spent on each thread. ID: a prefix of the trace id (as\n"
+      "`causeway requests` prints it) or the root span id.\n\n"
+      "Example:\n"
+      "  causeway request causeway-demo-out/2026-11-22T10-00-00-lock 4bf92f3577b34da6");
+  cmd->add_option("args", o->args, "Trace directories, then the request id")->required();
+  AddCommon(cmd, o.get());
+  return [o] { return RunRequest(*o); };
+}
+
+}  // namespace causeway::cli

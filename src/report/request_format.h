@@ -1,0 +1,28 @@
+// Text and JSON renderings of request analyses (`causeway requests`, `causeway request`).
+// The JSON shapes are documented in docs/cli.md.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "graph/execution_graph.h"
+#include "requests/request_analysis.h"
+#include "spans/span_model.h"
+
+namespace causeway::report {
+
+// Slowest first, at most `limit` rows (< 0: all).
+std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                         const requests::RequestAnalysis& a, long limit);
+nlohmann::json RequestsJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                            const requests::RequestAnalysis& a, long limit);
+
+// One request: its critical path, pieces labelled by cause, and its summary.
+std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                        const requests::RequestAnalysis& a, size_t index);
+nlohmann::json RequestJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                           const requests::RequestAnalysis& a, size_t index);
+
+}  // namespace causeway::report

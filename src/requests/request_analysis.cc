@@ -1,0 +1,351 @@
+#include "requests/request_analysis.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace causeway::requests {
+namespace {
+
+using graph::State;
+using graph::WorkerId;
+
+// One worker's active request as a step function: `req` from `ts` until the next entry.
+struct Step {
+  int64_t ts;
+  int32_t req;  // -1: none
+};
+
+struct Interval {
+  int64_t start, end;
+  int32_t req;
+};
+
+std::vector<Step> BuildTimeline(std::vector<Interval> iv) {
+  // Innermost = the open interval that started last (ties: the shorter one).
+  std::sort(iv.begin(), iv.end(), [](const Interval& a, const Interval& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<int64_t> times;
+  for (const Interval& i : iv) {
+    times.push_back(i.start);
+    times.push_back(i.end);
+  }
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  std::vector<Step> steps;
+  std::vector<const Interval*> open;
+  size_t next = 0;
+  for (int64_t t : times) {
+    std::erase_if(open, [t](const Interval* i) { return i->end <= t; });
+    while (next < iv.size() && iv[next].start <= t) {
+      if (iv[next].end > t) open.push_back(&iv[next]);
+      ++next;
+    }
+    const int32_t req = open.empty() ? -1 : open.back()->req;
+    if (steps.empty() || steps.back().req != req) steps.push_back({t, req});
+  }
+  return steps;
+}
+
+Cause FromState(State s) {
+  switch (s) {
+    case State::kRunning:
+      return Cause::kRunning;
+    case State::kPreempted:
+      return Cause::kPreempted;
+    case State::kNetwork:
+      return Cause::kNetwork;
+    case State::kBlockDevice:
+      return Cause::kDisk;
+    case State::kTimer:
+      return Cause::kTimer;
+    case State::kInterrupted:
+      return Cause::kInterrupted;
+    case State::kBlocked:
+      return Cause::kBlocked;
+    case State::kUnknown:
+    case State::kNone:
+      return Cause::kUnknown;
+    default:
+      return Cause::kOther;
+  }
+}
+
+
+template <class K>
+std::vector<std::pair<K, int64_t>> Largest(const std::map<K, int64_t>& m) {
+  std::vector<std::pair<K, int64_t>> v(m.begin(), m.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
+
+}  // namespace
+
+std::string_view CauseName(Cause c) {
+  static constexpr std::string_view kNames[kNumCauses] = {
+      "running", "preempted", "blocked_by_request", "waiting_for_thread", "network", "disk",
+      "timer",   "interrupted", "blocked",          "unknown",            "other"};
+  return kNames[static_cast<int>(c)];
+}
+
+std::string RequestAnalysis::ThreadLabel(const graph::ExecutionGraph& g, WorkerId w) const {
+  const graph::Worker& k = g.worker(w);
+  auto it = thread_service.find(w);
+  const std::string& name = it != thread_service.end() ? it->second : k.name;
+  const std::string tid = g.hosts().size() > 1 ? fmt::format("{}/{}", g.hosts()[k.host], k.tid)
+                                               : fmt::format("tid {}", k.tid);
+  return name.empty() ? tid : fmt::format("{} ({})", tid, name);
+}
+
+StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
+                                          const spans::SpanSet& set,
+                                          const RequestOptions& options) {
+  RequestAnalysis out;
+  out.spans = set.spans.size();
+  out.spans_synced = set.synced;
+  uint32_t host = 0;
+  if (!options.host.empty()) {
+    auto it = std::find(g.hosts().begin(), g.hosts().end(), options.host);
+    if (it == g.hosts().end())
+      return NotFound(fmt::format("No host '{}' in the kernel traces", options.host));
+    host = static_cast<uint32_t>(it - g.hosts().begin());
+  }
+  // Workers by tid on that host (several when a tid was reused).
+  std::unordered_map<int32_t, std::vector<WorkerId>> by_tid;
+  for (WorkerId w = 0; w < g.num_workers(); ++w)
+    if (g.worker(w).host == host) by_tid[g.worker(w).tid].push_back(w);
+  auto worker_at = [&](int32_t tid, int64_t t) -> WorkerId {
+    auto it = by_tid.find(tid);
+    if (it == by_tid.end()) return graph::kNoWorker;
+    for (WorkerId w : it->second)
+      if (g.worker(w).start() <= t && t <= g.WorkerEnd(w)) return w;
+    return graph::kNoWorker;
+  };
+
+  // Requests: one per trace, its root span (no parent among the spans; the earliest if several).
+  std::map<spans::TraceId, int32_t> request_of_trace;
+  for (size_t i = 0; i < set.spans.size(); ++i) {
+    const spans::Span& s = set.spans[i];
+    const bool root = s.parent_span_id == 0 || !set.by_id.count(s.parent_span_id);
+    if (!root) continue;
+    auto [it, fresh] = request_of_trace.try_emplace(s.trace, static_cast<int32_t>(out.requests.size()));
+    if (fresh) {
+      Request r;
+      r.root = i;
+      r.trace = s.trace;
+      r.start = s.start_ns;
+      r.end = s.end_ns;
+      out.requests.push_back(r);
+    } else if (s.start_ns < out.requests[it->second].start) {
+      Request& r = out.requests[it->second];
+      r.root = i;
+      r.start = s.start_ns;
+      r.end = s.end_ns;
+    }
+  }
+  // Thread-request association (seed 000 Alg. 1): intervals per worker.
+  std::unordered_map<WorkerId, std::vector<Interval>> intervals;
+  auto associate = [&](const spans::TraceId& trace, int32_t tid, int64_t start,
+                       int64_t end) -> WorkerId {
+    auto r = request_of_trace.find(trace);
+    if (r == request_of_trace.end() || tid == 0) return graph::kNoWorker;
+    const WorkerId w = worker_at(tid, start);
+    if (w == graph::kNoWorker) {
+      ++out.spans_outside_trace;
+      return w;
+    }
+    intervals[w].push_back({start, end, r->second});
+    return w;
+  };
+  for (const spans::Span& s : set.spans) {
+    if (s.tid == 0) {
+      ++out.spans_without_thread;
+      continue;
+    }
+    const WorkerId w = associate(s.trace, s.tid, s.start_ns, s.end_ns);
+    if (w != graph::kNoWorker) out.thread_service.try_emplace(w, s.service);
+  }
+  for (const spans::Activation& a : set.activations) associate(a.trace, a.tid, a.begin_ns, a.end_ns);
+  std::unordered_map<WorkerId, std::vector<Step>> timeline;
+  for (auto& [w, iv] : intervals) timeline[w] = BuildTimeline(std::move(iv));
+  auto request_at = [&](WorkerId w, int64_t t) -> int32_t {
+    auto it = timeline.find(w);
+    if (it == timeline.end()) return -1;
+    const auto& steps = it->second;
+    auto s = std::upper_bound(steps.begin(), steps.end(), t,
+                              [](int64_t x, const Step& st) { return x < st.ts; });
+    return s == steps.begin() ? -1 : std::prev(s)->req;
+  };
+  auto next_change = [&](WorkerId w, int64_t t) -> int64_t {
+    auto it = timeline.find(w);
+    if (it == timeline.end()) return INT64_MAX;
+    const auto& steps = it->second;
+    auto s = std::upper_bound(steps.begin(), steps.end(), t,
+                              [](int64_t x, const Step& st) { return x < st.ts; });
+    return s == steps.end() ? INT64_MAX : s->ts;
+  };
+
+  graph::CriticalPathFinder finder(g);
+  for (size_t ri = 0; ri < out.requests.size(); ++ri) {
+    Request& r = out.requests[ri];
+    const spans::Span& root = set.spans[r.root];
+    r.worker = root.tid ? worker_at(root.tid, r.start) : graph::kNoWorker;
+    if (r.worker == graph::kNoWorker) {
+      ++out.requests_without_thread;
+      if (r.end > r.start) r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
+    } else {
+      const graph::CriticalPath path = finder.Compute(r.worker, r.start, r.end);
+      r.links = path.links;
+      // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
+      int64_t covered = r.start;
+      auto unknown_until = [&](int64_t t) {
+        if (t > covered) r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
+      };
+      for (const graph::PathSegment& seg : path.segments) {
+        unknown_until(seg.start);
+        for (int64_t a = seg.start; a < seg.end;) {
+          const int64_t b = std::min(seg.end, next_change(seg.worker, a));
+          const int32_t who = request_at(seg.worker, a);
+          Piece p{seg.worker, seg.state, FromState(seg.state), a, b, -1};
+          if (who >= 0 && who != static_cast<int32_t>(ri)) {
+            p.cause = Cause::kBlockedByRequest;
+            p.other_request = who;
+          } else if (who < 0 && (seg.state == State::kRunning || seg.state == State::kPreempted) &&
+                     seg.worker != r.worker) {
+            p.cause = Cause::kWaitingForThread;
+          }
+          // Merge with the previous piece when nothing changes.
+          if (!r.path.empty() && r.path.back().end == a && r.path.back().worker == p.worker &&
+              r.path.back().state == p.state && r.path.back().cause == p.cause &&
+              r.path.back().other_request == p.other_request) {
+            r.path.back().end = b;
+          } else {
+            r.path.push_back(p);
+          }
+          a = b;
+        }
+        covered = std::max(covered, seg.end);
+      }
+      unknown_until(r.end);
+    }
+    // Summaries (seed 000 §3.5).
+    std::map<int32_t, int64_t> by_request;
+    std::map<WorkerId, int64_t> by_thread;
+    std::map<WorkerId, int64_t> by_thread_in_cause[kNumCauses];
+    for (const Piece& p : r.path) {
+      const int64_t d = p.end - p.start;
+      r.by_cause[static_cast<int>(p.cause)] += d;
+      if (p.other_request >= 0) by_request[p.other_request] += d;
+      if (p.worker != graph::kNoWorker) {
+        by_thread[p.worker] += d;
+        by_thread_in_cause[static_cast<int>(p.cause)][p.worker] += d;
+      }
+    }
+    r.by_request = Largest(by_request);
+    r.by_thread = Largest(by_thread);
+    // The dominant cause: the largest one besides the request's own running time, unless
+    // running is most of the latency.
+    const int64_t total = std::max<int64_t>(1, r.latency());
+    int best = -1;
+    for (int c = 0; c < kNumCauses; ++c) {
+      if (c == static_cast<int>(Cause::kRunning)) continue;
+      if (best < 0 || r.by_cause[c] > r.by_cause[best]) best = c;
+    }
+    const int64_t running = r.by_cause[static_cast<int>(Cause::kRunning)];
+    r.dominant = (best < 0 || r.by_cause[best] == 0 || running * 2 > total) ? Cause::kRunning
+                                                                             : static_cast<Cause>(best);
+    const auto& in_cause = by_thread_in_cause[static_cast<int>(r.dominant)];
+    int64_t most = -1;
+    for (const auto& [w, d] : in_cause)
+      if (d > most) most = d, r.dominant_thread = w;
+    if (r.dominant == Cause::kBlockedByRequest && !r.by_request.empty())
+      r.dominant_request = r.by_request.front().first;
+  }
+  // Diagnoses need every request's root (for "blocked by request X").
+  for (Request& r : out.requests) {
+    const int64_t d = r.by_cause[static_cast<int>(r.dominant)];
+    const double share = r.latency() > 0 ? 100.0 * static_cast<double>(d) / static_cast<double>(r.latency()) : 0;
+    const std::string on =
+        r.dominant_thread != graph::kNoWorker ? " on " + out.ThreadLabel(g, r.dominant_thread) : "";
+    switch (r.dominant) {
+      case Cause::kBlockedByRequest: {
+        const Request& x = out.requests[r.dominant_request];
+        const spans::Span& xs = set.spans[x.root];
+        r.diagnosis = fmt::format("blocked by request {} ({} {}), its work{} ({:.0f}%)",
+                                  spans::TraceIdHex(x.trace).substr(0, 8), xs.service,
+                                  xs.operation, on, share);
+        if (r.by_request.size() > 1)
+          r.diagnosis += fmt::format(", and by {} other request(s)", r.by_request.size() - 1);
+        break;
+      }
+      case Cause::kPreempted:
+        r.diagnosis = fmt::format("preempted: waiting for a CPU{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kWaitingForThread:
+        r.diagnosis = fmt::format("waiting for a thread serving no request{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kNetwork:
+        r.diagnosis = fmt::format("network{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kDisk:
+        r.diagnosis = fmt::format("disk I/O{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kTimer:
+        r.diagnosis = fmt::format("timer: sleeping or timing out{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kInterrupted:
+        r.diagnosis = fmt::format("interrupt handling{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kBlocked:
+        r.diagnosis = fmt::format("blocked, cause not in the trace{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kUnknown:
+        r.diagnosis = fmt::format("unknown: lost events, or outside the kernel trace{} ({:.0f}%)",
+                                  on, share);
+        break;
+      case Cause::kRunning:
+        r.diagnosis = fmt::format("running: CPU work{} ({:.0f}%)", on, share);
+        break;
+      case Cause::kOther:
+        r.diagnosis = fmt::format("other kernel states{} ({:.0f}%)", on, share);
+        break;
+    }
+  }
+  // Per operation (of the root spans).
+  std::map<std::pair<std::string, std::string>, OperationSummary> ops;
+  for (const Request& r : out.requests) {
+    const spans::Span& s = set.spans[r.root];
+    OperationSummary& o = ops[{s.service, s.operation}];
+    o.service = s.service;
+    o.operation = s.operation;
+    ++o.count;
+    o.total_latency += r.latency();
+    o.max_latency = std::max(o.max_latency, r.latency());
+    for (int c = 0; c < kNumCauses; ++c) o.by_cause[c] += r.by_cause[c];
+  }
+  for (auto& [k, o] : ops) out.operations.push_back(o);
+  return out;
+}
+
+StatusOr<size_t> FindRequest(const RequestAnalysis& a, const spans::SpanSet& s,
+                             std::string_view id) {
+  std::string lower(id);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::vector<size_t> found;
+  for (size_t i = 0; i < a.requests.size(); ++i) {
+    const std::string trace = spans::TraceIdHex(a.requests[i].trace);
+    const std::string span = spans::SpanIdHex(s.spans[a.requests[i].root].span_id);
+    if ((!lower.empty() && trace.rfind(lower, 0) == 0) || span == lower) found.push_back(i);
+  }
+  if (found.empty())
+    return NotFound(fmt::format("No request '{}' (see `causeway requests` for their ids)", id));
+  if (found.size() > 1)
+    return InvalidArgument(
+        fmt::format("'{}' matches {} requests: give more digits of the trace id", id, found.size()));
+  return found[0];
+}
+
+}  // namespace causeway::requests

@@ -1,0 +1,92 @@
+// Requests' critical paths: spans joined with the kernel execution graph (README.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "graph/critical_path.h"
+#include "graph/execution_graph.h"
+#include "spans/span_model.h"
+
+namespace causeway::requests {
+
+enum class Cause : uint8_t {
+  kRunning,
+  kPreempted,
+  kBlockedByRequest,
+  kWaitingForThread,
+  kNetwork,
+  kDisk,
+  kTimer,
+  kInterrupted,
+  kBlocked,
+  kUnknown,
+  kOther,
+};
+inline constexpr int kNumCauses = 11;
+std::string_view CauseName(Cause c);  // JSON keys: "running", "blocked_by_request", ...
+
+struct Piece {
+  graph::WorkerId worker = graph::kNoWorker;
+  graph::State state = graph::State::kUnknown;
+  Cause cause = Cause::kUnknown;
+  int64_t start = 0;
+  int64_t end = 0;
+  int32_t other_request = -1;  // kBlockedByRequest: index in RequestAnalysis::requests
+};
+
+struct Request {
+  size_t root = 0;  // index of the root span in the SpanSet
+  spans::TraceId trace;
+  graph::WorkerId worker = graph::kNoWorker;  // the thread running the root span
+  int64_t start = 0, end = 0;
+  std::vector<Piece> path;                    // tiles [start, end]
+  std::vector<graph::PathLink> links;
+  int64_t by_cause[kNumCauses] = {};
+  std::vector<std::pair<int32_t, int64_t>> by_request;         // blocked by, largest first
+  std::vector<std::pair<graph::WorkerId, int64_t>> by_thread;  // time on, largest first
+  Cause dominant = Cause::kUnknown;
+  graph::WorkerId dominant_thread = graph::kNoWorker;
+  int32_t dominant_request = -1;
+  std::string diagnosis;  // the dominant cause in plain words
+  int64_t latency() const { return end - start; }
+};
+
+struct OperationSummary {
+  std::string service, operation;
+  int64_t count = 0;
+  int64_t total_latency = 0, max_latency = 0;
+  int64_t by_cause[kNumCauses] = {};
+};
+
+struct RequestAnalysis {
+  std::vector<Request> requests;  // in root-span start order
+  std::vector<OperationSummary> operations;
+  uint64_t spans = 0;
+  uint64_t spans_synced = 0;             // times and thread from user-space sync events
+  uint64_t spans_without_thread = 0;     // not associated with any thread
+  uint64_t requests_without_thread = 0;  // root span's thread unknown: no path
+  uint64_t spans_outside_trace = 0;      // thread not found in the kernel trace at that time
+  // The service of the spans a thread ran (threads of one executable share their name).
+  std::unordered_map<graph::WorkerId, std::string> thread_service;
+  // "tid 1234 (customer)": the thread's service when known, else its name.
+  std::string ThreadLabel(const graph::ExecutionGraph& g, graph::WorkerId w) const;
+};
+
+struct RequestOptions {
+  std::string host;  // the host whose threads the spans ran on (default: the first one)
+};
+
+StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
+                                          const spans::SpanSet& spans,
+                                          const RequestOptions& options = {});
+
+// "4bf92f35…" prefix or full trace id, or the root span id: the matching request's index.
+StatusOr<size_t> FindRequest(const RequestAnalysis& a, const spans::SpanSet& s,
+                             std::string_view id);
+
+}  // namespace causeway::requests
