@@ -91,7 +91,8 @@ int RunRequest(const RequestsOptions& o) {
   auto l = Load(traces, o);
   if (!l.ok()) return fmt::print(stderr, "causeway request: {}\n", l.status().ToString()), 1;
   auto index = requests::FindRequest(l->requests, l->spans, id);
-  if (!index.ok()) return fmt::print(stderr, "causeway request: {}\n", index.status().ToString()), 1;
+  if (!index.ok())
+    return fmt::print(stderr, "causeway request: {}\n", index.status().ToString()), 1;
   const graph::ExecutionGraph& g = l->kernel->graph;
   if (o.format == "json") {
     std::puts(report::RequestJson(g, l->spans, l->requests, *index).dump(2).c_str());
@@ -114,7 +115,8 @@ void AddCommon(CLI::App* cmd, RequestsOptions* o) {
 
 Runner RegisterRequests(CLI::App& app) {
   auto o = std::make_shared<RequestsOptions>();
-  CLI::App* cmd = app.add_subcommand("requests", "Requests ranked by latency, with what slowed each");
+  CLI::App* cmd =
+      app.add_subcommand("requests", "Requests ranked by latency, with what slowed each");
   cmd->footer(
       "Join distributed-tracing spans with the kernel traces of the same recording: every\n"
       "request (a trace's root span) gets the critical path of the thread that ran it, followed\n"

@@ -20,7 +20,8 @@ std::vector<size_t> SlowestFirst(const requests::RequestAnalysis& a, long limit)
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     return a.requests[x].latency() > a.requests[y].latency();
   });
-  if (limit >= 0 && order.size() > static_cast<size_t>(limit)) order.resize(static_cast<size_t>(limit));
+  if (limit >= 0 && order.size() > static_cast<size_t>(limit))
+    order.resize(static_cast<size_t>(limit));
   return order;
 }
 
@@ -37,8 +38,8 @@ std::string Who(const graph::ExecutionGraph& g, const requests::RequestAnalysis&
 }
 
 // ThreadJson plus the service whose spans the thread ran.
-nlohmann::json ThreadWithService(const graph::ExecutionGraph& g,
-                                 const requests::RequestAnalysis& a, graph::WorkerId w) {
+nlohmann::json ThreadWithService(const graph::ExecutionGraph& g, const requests::RequestAnalysis& a,
+                                 graph::WorkerId w) {
   nlohmann::json t = ThreadJson(g, w);
   auto it = a.thread_service.find(w);
   if (it != a.thread_service.end()) t["service"] = it->second;
@@ -55,7 +56,8 @@ nlohmann::json RequestSummaryJson(const graph::ExecutionGraph& g, const spans::S
                       {"start", r.start},
                       {"end", r.end},
                       {"latency_ns", r.latency()},
-                      {"thread", r.worker == graph::kNoWorker ? nlohmann::json() : ThreadWithService(g, a, r.worker)},
+                      {"thread", r.worker == graph::kNoWorker ? nlohmann::json()
+                                                              : ThreadWithService(g, a, r.worker)},
                       {"dominant_cause", std::string(requests::CauseName(r.dominant))},
                       {"diagnosis", r.diagnosis},
                       {"by_cause", CausesJson(r.by_cause)}};
@@ -63,6 +65,12 @@ nlohmann::json RequestSummaryJson(const graph::ExecutionGraph& g, const spans::S
   for (const auto& [x, d] : r.by_request)
     blocked.push_back({{"trace_id", spans::TraceIdHex(a.requests[x].trace)}, {"ns", d}});
   j["blocked_by_requests"] = blocked;
+  nlohmann::json states = nlohmann::json::object();
+  for (int st = 0; st < graph::kNumStates; ++st)
+    if (r.blocked_by_state[st])
+      states[std::string(graph::StateNameLower(static_cast<graph::State>(st)))] =
+          r.blocked_by_state[st];
+  j["blocked_by_requests_states"] = states;
   return j;
 }
 
@@ -76,9 +84,9 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
   for (size_t i : order) {
     const Request& r = a.requests[i];
     const spans::Span& root = s.spans[r.root];
-    out += fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n",
-                       spans::TraceIdHex(r.trace).substr(0, 16), root.service, root.operation,
-                       FormatDuration(r.latency()), r.diagnosis);
+    out +=
+        fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n", spans::TraceIdHex(r.trace).substr(0, 16),
+                    root.service, root.operation, FormatDuration(r.latency()), r.diagnosis);
   }
   out += fmt::format(
       "\n{} requests ({} shown, slowest first) from {} spans; {} spans timed by user-space sync "
@@ -92,13 +100,14 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
       std::string causes;
       std::vector<int> idx(kNumCauses);
       std::iota(idx.begin(), idx.end(), 0);
-      std::stable_sort(idx.begin(), idx.end(), [&](int x, int y) { return o.by_cause[x] > o.by_cause[y]; });
+      std::stable_sort(idx.begin(), idx.end(),
+                       [&](int x, int y) { return o.by_cause[x] > o.by_cause[y]; });
       const int64_t total = std::max<int64_t>(1, o.total_latency);
       for (int c : idx) {
         if (!o.by_cause[c]) continue;
-        causes += fmt::format("{}{} {:.0f}%", causes.empty() ? "" : ", ",
-                              requests::CauseName(static_cast<Cause>(c)),
-                              100.0 * static_cast<double>(o.by_cause[c]) / static_cast<double>(total));
+        causes += fmt::format(
+            "{}{} {:.0f}%", causes.empty() ? "" : ", ", requests::CauseName(static_cast<Cause>(c)),
+            100.0 * static_cast<double>(o.by_cause[c]) / static_cast<double>(total));
       }
       out += fmt::format("{:<12} {:<24} {:>7} {:>12} {:>12}  {}\n", o.service, o.operation, o.count,
                          FormatDuration(o.total_latency / std::max<int64_t>(1, o.count)),
@@ -112,7 +121,8 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
 nlohmann::json RequestsJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                             const requests::RequestAnalysis& a, long limit) {
   nlohmann::json list = nlohmann::json::array();
-  for (size_t i : SlowestFirst(a, limit)) list.push_back(RequestSummaryJson(g, s, a, a.requests[i]));
+  for (size_t i : SlowestFirst(a, limit))
+    list.push_back(RequestSummaryJson(g, s, a, a.requests[i]));
   nlohmann::json ops = nlohmann::json::array();
   for (const auto& o : a.operations)
     ops.push_back({{"service", o.service},
@@ -170,7 +180,8 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                          FormatDuration(d));
   }
   out += "Time by thread:\n";
-  for (const auto& [w, d] : r.by_thread) out += fmt::format("  {:<34} {:>12}\n", Who(g, a, w), FormatDuration(d));
+  for (const auto& [w, d] : r.by_thread)
+    out += fmt::format("  {:<34} {:>12}\n", Who(g, a, w), FormatDuration(d));
   return out;
 }
 
@@ -180,11 +191,13 @@ nlohmann::json RequestJson(const graph::ExecutionGraph& g, const spans::SpanSet&
   nlohmann::json j = RequestSummaryJson(g, s, a, r);
   nlohmann::json path = nlohmann::json::array();
   for (const auto& p : r.path) {
-    nlohmann::json x = {{"start", p.start},
-                        {"end", p.end},
-                        {"state", std::string(graph::StateName(p.state))},
-                        {"cause", std::string(requests::CauseName(p.cause))},
-                        {"thread", p.worker == graph::kNoWorker ? nlohmann::json() : ThreadWithService(g, a, p.worker)}};
+    nlohmann::json x = {
+        {"start", p.start},
+        {"end", p.end},
+        {"state", std::string(graph::StateName(p.state))},
+        {"cause", std::string(requests::CauseName(p.cause))},
+        {"thread",
+         p.worker == graph::kNoWorker ? nlohmann::json() : ThreadWithService(g, a, p.worker)}};
     if (p.other_request >= 0) x["request"] = spans::TraceIdHex(a.requests[p.other_request].trace);
     path.push_back(std::move(x));
   }

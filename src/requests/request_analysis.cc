@@ -74,20 +74,28 @@ Cause FromState(State s) {
   }
 }
 
-
 template <class K>
 std::vector<std::pair<K, int64_t>> Largest(const std::map<K, int64_t>& m) {
   std::vector<std::pair<K, int64_t>> v(m.begin(), m.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return v;
 }
 
 }  // namespace
 
 std::string_view CauseName(Cause c) {
-  static constexpr std::string_view kNames[kNumCauses] = {
-      "running", "preempted", "blocked_by_request", "waiting_for_thread", "network", "disk",
-      "timer",   "interrupted", "blocked",          "unknown",            "other"};
+  static constexpr std::string_view kNames[kNumCauses] = {"running",
+                                                          "preempted",
+                                                          "blocked_by_request",
+                                                          "waiting_for_thread",
+                                                          "network",
+                                                          "disk",
+                                                          "timer",
+                                                          "interrupted",
+                                                          "blocked",
+                                                          "unknown",
+                                                          "other"};
   return kNames[static_cast<int>(c)];
 }
 
@@ -100,8 +108,7 @@ std::string RequestAnalysis::ThreadLabel(const graph::ExecutionGraph& g, WorkerI
   return name.empty() ? tid : fmt::format("{} ({})", tid, name);
 }
 
-StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
-                                          const spans::SpanSet& set,
+StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const spans::SpanSet& set,
                                           const RequestOptions& options) {
   RequestAnalysis out;
   out.spans = set.spans.size();
@@ -131,7 +138,8 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
     const spans::Span& s = set.spans[i];
     const bool root = s.parent_span_id == 0 || !set.by_id.count(s.parent_span_id);
     if (!root) continue;
-    auto [it, fresh] = request_of_trace.try_emplace(s.trace, static_cast<int32_t>(out.requests.size()));
+    auto [it, fresh] =
+        request_of_trace.try_emplace(s.trace, static_cast<int32_t>(out.requests.size()));
     if (fresh) {
       Request r;
       r.root = i;
@@ -168,7 +176,8 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
     const WorkerId w = associate(s.trace, s.tid, s.start_ns, s.end_ns);
     if (w != graph::kNoWorker) out.thread_service.try_emplace(w, s.service);
   }
-  for (const spans::Activation& a : set.activations) associate(a.trace, a.tid, a.begin_ns, a.end_ns);
+  for (const spans::Activation& a : set.activations)
+    associate(a.trace, a.tid, a.begin_ns, a.end_ns);
   std::unordered_map<WorkerId, std::vector<Step>> timeline;
   for (auto& [w, iv] : intervals) timeline[w] = BuildTimeline(std::move(iv));
   auto request_at = [&](WorkerId w, int64_t t) -> int32_t {
@@ -195,14 +204,16 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
     r.worker = root.tid ? worker_at(root.tid, r.start) : graph::kNoWorker;
     if (r.worker == graph::kNoWorker) {
       ++out.requests_without_thread;
-      if (r.end > r.start) r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
+      if (r.end > r.start)
+        r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
     } else {
       const graph::CriticalPath path = finder.Compute(r.worker, r.start, r.end);
       r.links = path.links;
       // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
       int64_t covered = r.start;
       auto unknown_until = [&](int64_t t) {
-        if (t > covered) r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
+        if (t > covered)
+          r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
       };
       for (const graph::PathSegment& seg : path.segments) {
         unknown_until(seg.start);
@@ -213,8 +224,9 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
           if (who >= 0 && who != static_cast<int32_t>(ri)) {
             p.cause = Cause::kBlockedByRequest;
             p.other_request = who;
-          } else if (who < 0 && (seg.state == State::kRunning || seg.state == State::kPreempted) &&
-                     seg.worker != r.worker) {
+          } else if (who < 0 && seg.state == State::kRunning && seg.worker != r.worker) {
+            // Running for nobody's request: the request waits on that thread's work. (Waiting
+            // there for a CPU stays "preempted": the CPU is the bottleneck, not the thread.)
             p.cause = Cause::kWaitingForThread;
           }
           // Merge with the previous piece when nothing changes.
@@ -238,6 +250,7 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
     for (const Piece& p : r.path) {
       const int64_t d = p.end - p.start;
       r.by_cause[static_cast<int>(p.cause)] += d;
+      if (p.cause == Cause::kBlockedByRequest) r.blocked_by_state[static_cast<int>(p.state)] += d;
       if (p.other_request >= 0) by_request[p.other_request] += d;
       if (p.worker != graph::kNoWorker) {
         by_thread[p.worker] += d;
@@ -255,8 +268,9 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
       if (best < 0 || r.by_cause[c] > r.by_cause[best]) best = c;
     }
     const int64_t running = r.by_cause[static_cast<int>(Cause::kRunning)];
-    r.dominant = (best < 0 || r.by_cause[best] == 0 || running * 2 > total) ? Cause::kRunning
-                                                                             : static_cast<Cause>(best);
+    r.dominant = (best < 0 || r.by_cause[best] == 0 || running * 2 > total)
+                     ? Cause::kRunning
+                     : static_cast<Cause>(best);
     const auto& in_cause = by_thread_in_cause[static_cast<int>(r.dominant)];
     int64_t most = -1;
     for (const auto& [w, d] : in_cause)
@@ -267,18 +281,29 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
   // Diagnoses need every request's root (for "blocked by request X").
   for (Request& r : out.requests) {
     const int64_t d = r.by_cause[static_cast<int>(r.dominant)];
-    const double share = r.latency() > 0 ? 100.0 * static_cast<double>(d) / static_cast<double>(r.latency()) : 0;
+    const double share =
+        r.latency() > 0 ? 100.0 * static_cast<double>(d) / static_cast<double>(r.latency()) : 0;
     const std::string on =
         r.dominant_thread != graph::kNoWorker ? " on " + out.ThreadLabel(g, r.dominant_thread) : "";
     switch (r.dominant) {
       case Cause::kBlockedByRequest: {
         const Request& x = out.requests[r.dominant_request];
         const spans::Span& xs = set.spans[x.root];
-        r.diagnosis = fmt::format("blocked by request {} ({} {}), its work{} ({:.0f}%)",
-                                  spans::TraceIdHex(x.trace).substr(0, 8), xs.service,
-                                  xs.operation, on, share);
+        r.diagnosis = fmt::format("blocked by request {} ({} {}){} ({:.0f}%)",
+                                  spans::TraceIdHex(x.trace).substr(0, 8), xs.service, xs.operation,
+                                  on, share);
         if (r.by_request.size() > 1)
-          r.diagnosis += fmt::format(", and by {} other request(s)", r.by_request.size() - 1);
+          r.diagnosis += fmt::format(" and by {} other request(s)", r.by_request.size() - 1);
+        // What the requests in the way were doing: a queue in front of a slow network,
+        // a lock held across a sleep...
+        int top = 0;
+        for (int st = 1; st < graph::kNumStates; ++st)
+          if (r.blocked_by_state[st] > r.blocked_by_state[top]) top = st;
+        if (r.blocked_by_state[top] > 0)
+          r.diagnosis += fmt::format("; meanwhile they were mostly {} ({:.0f}%)",
+                                     graph::StateNameLower(static_cast<State>(top)),
+                                     100.0 * static_cast<double>(r.blocked_by_state[top]) /
+                                         static_cast<double>(std::max<int64_t>(1, d)));
         break;
       }
       case Cause::kPreempted:
@@ -303,8 +328,8 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
         r.diagnosis = fmt::format("blocked, cause not in the trace{} ({:.0f}%)", on, share);
         break;
       case Cause::kUnknown:
-        r.diagnosis = fmt::format("unknown: lost events, or outside the kernel trace{} ({:.0f}%)",
-                                  on, share);
+        r.diagnosis =
+            fmt::format("unknown: lost events, or outside the kernel trace{} ({:.0f}%)", on, share);
         break;
       case Cause::kRunning:
         r.diagnosis = fmt::format("running: CPU work{} ({:.0f}%)", on, share);
@@ -343,8 +368,8 @@ StatusOr<size_t> FindRequest(const RequestAnalysis& a, const spans::SpanSet& s,
   if (found.empty())
     return NotFound(fmt::format("No request '{}' (see `causeway requests` for their ids)", id));
   if (found.size() > 1)
-    return InvalidArgument(
-        fmt::format("'{}' matches {} requests: give more digits of the trace id", id, found.size()));
+    return InvalidArgument(fmt::format("'{}' matches {} requests: give more digits of the trace id",
+                                       id, found.size()));
   return found[0];
 }
 

@@ -44,9 +44,11 @@ struct Request {
   spans::TraceId trace;
   graph::WorkerId worker = graph::kNoWorker;  // the thread running the root span
   int64_t start = 0, end = 0;
-  std::vector<Piece> path;                    // tiles [start, end]
+  std::vector<Piece> path;  // tiles [start, end]
   std::vector<graph::PathLink> links;
   int64_t by_cause[kNumCauses] = {};
+  // Of the blocked-by-request time, the kernel states of the threads in the way.
+  int64_t blocked_by_state[graph::kNumStates] = {};
   std::vector<std::pair<int32_t, int64_t>> by_request;         // blocked by, largest first
   std::vector<std::pair<graph::WorkerId, int64_t>> by_thread;  // time on, largest first
   Cause dominant = Cause::kUnknown;

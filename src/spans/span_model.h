@@ -26,8 +26,8 @@ struct Span {
   SpanKind kind = SpanKind::kUnspecified;
   int64_t start_ns = 0;  // Unix ns (the kernel trace's time scale)
   int64_t end_ns = 0;
-  int32_t tid = 0;  // 0: unknown
-  int32_t pid = 0;  // 0: unknown
+  int32_t tid = 0;      // 0: unknown
+  int32_t pid = 0;      // 0: unknown
   bool synced = false;  // times and thread from user-space sync events
 };
 

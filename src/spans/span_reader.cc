@@ -152,7 +152,8 @@ Status ParseOtlp(const json& doc, const std::string& file, SpanSet* out) {
       }
     }
     // "instrumentationLibrarySpans": the name before OTLP 0.15.
-    const char* scope_key = rs.contains("scopeSpans") ? "scopeSpans" : "instrumentationLibrarySpans";
+    const char* scope_key =
+        rs.contains("scopeSpans") ? "scopeSpans" : "instrumentationLibrarySpans";
     if (!rs.contains(scope_key)) continue;
     const json& scopes = rs[scope_key];
     if (!scopes.is_array())
@@ -210,13 +211,15 @@ Status ParseJaeger(const json& doc, const std::string& file, SpanSet* out) {
         int64_t pid = 0;
         if (p.contains("tags") && p["tags"].is_array())
           for (const json& tag : p["tags"])
-            if (tag.is_object() && tag.value("key", "") == "pid") ParseInt64(tag.value("value", json()), &pid);
+            if (tag.is_object() && tag.value("key", "") == "pid")
+              ParseInt64(tag.value("value", json()), &pid);
         processes[id] = {service, pid};
       }
     }
     if (!trace.contains("spans")) continue;
     const json& spans = trace["spans"];
-    if (!spans.is_array()) return Where{file, fmt::format("data[{}].spans", t)}.Error("not an array");
+    if (!spans.is_array())
+      return Where{file, fmt::format("data[{}].spans", t)}.Error("not an array");
     for (size_t i = 0; i < spans.size(); ++i) {
       const Where w{file, fmt::format("data[{}].spans[{}]", t, i)};
       const json& j = spans[i];
@@ -274,7 +277,8 @@ Status ParseOne(const json& doc, const std::string& name, SpanSet* out) {
   if (doc.contains("resourceSpans")) return ParseOtlp(doc, name, out);
   if (doc.contains("data")) return ParseJaeger(doc, name, out);
   return DataLoss(fmt::format(
-      "Cannot read spans: file={}: neither OTLP JSON (resourceSpans) nor Jaeger JSON (data)", name));
+      "Cannot read spans: file={}: neither OTLP JSON (resourceSpans) nor Jaeger JSON (data)",
+      name));
 }
 
 }  // namespace
@@ -317,8 +321,8 @@ Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet
         const json unused = json::parse(line);
         (void)unused;
       } catch (const json::parse_error& e) {
-        return DataLoss(fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no,
-                                    e.what()));
+        return DataLoss(
+            fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no, e.what()));
       }
     }
     RETURN_IF_ERROR(ParseOne(d, fmt::format("{} line {}", name, line_no), out));
@@ -335,7 +339,8 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
     if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
       for (const auto& e : fs::directory_iterator(p, ec))
-        if (e.is_regular_file() && e.path().extension() == ".json") found.push_back(e.path().string());
+        if (e.is_regular_file() && e.path().extension() == ".json")
+          found.push_back(e.path().string());
       std::sort(found.begin(), found.end());
       if (found.empty()) return NotFound(fmt::format("No span files (*.json) in {}", p));
       files.insert(files.end(), found.begin(), found.end());
@@ -411,7 +416,8 @@ Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set
           const int64_t begin = a->second.back();
           a->second.pop_back();
           Activation x;
-          x.trace = {f.high >= 0 ? e->GetUnsigned(f.high) : 0, f.low >= 0 ? e->GetUnsigned(f.low) : 0};
+          x.trace = {f.high >= 0 ? e->GetUnsigned(f.high) : 0,
+                     f.low >= 0 ? e->GetUnsigned(f.low) : 0};
           x.span_id = id;
           x.tid = tid;
           x.begin_ns = begin;

@@ -1,0 +1,112 @@
+#include "spans/span_reader.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace causeway::spans {
+namespace {
+
+constexpr char kOtlp[] = R"({"resourceSpans":[{"resource":{"attributes":[
+  {"key":"service.name","value":{"stringValue":"frontend"}},
+  {"key":"process.pid","value":{"intValue":"4242"}}]},
+ "scopeSpans":[{"scope":{"name":"lib","version":"1.0"},"spans":[
+  {"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174",
+   "parentSpanId":"eee19b7ec3c1b173","name":"GET /api","kind":2,
+   "startTimeUnixNano":"1544712660000000000","endTimeUnixNano":"1544712661000000000",
+   "attributes":[{"key":"thread.id","value":{"intValue":"77"}}]},
+  {"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b173","parentSpanId":"",
+   "name":"root","kind":"SPAN_KIND_CLIENT",
+   "startTimeUnixNano":1544712659000000000,"endTimeUnixNano":1544712662000000000}]}]}]})";
+
+constexpr char kJaeger[] = R"({"data":[{"traceID":"4bf92f3577b34da6a3ce929d0e0e4736","spans":[
+  {"traceID":"4bf92f3577b34da6a3ce929d0e0e4736","spanID":"00f067aa0ba902b7","operationName":"GET /api",
+   "references":[],"startTime":1700000000000000,"duration":1500,
+   "tags":[{"key":"span.kind","type":"string","value":"server"}],"logs":[],"processID":"p1"},
+  {"traceID":"4bf92f3577b34da6a3ce929d0e0e4736","spanID":"b7ad6b7169203331","operationName":"db.query",
+   "references":[{"refType":"CHILD_OF","traceID":"4bf92f3577b34da6a3ce929d0e0e4736","spanID":"00f067aa0ba902b7"}],
+   "startTime":1700000000000200,"duration":900,"tags":[{"key":"thread.id","type":"int64","value":99}],
+   "logs":[],"processID":"p2"}],
+  "processes":{"p1":{"serviceName":"frontend","tags":[]},"p2":{"serviceName":"db","tags":[]}}}]})";
+
+TEST(SpanReader, ReadsOtlpJson) {
+  SpanSet set;
+  ASSERT_TRUE(ParseSpanDocument(kOtlp, "a.json", &set).ok());
+  ASSERT_EQ(set.spans.size(), 2u);
+  const Span& s = set.spans[0];
+  EXPECT_EQ(TraceIdHex(s.trace), "5b8efff798038103d269b633813fc60c");
+  EXPECT_EQ(s.span_id, 0xeee19b7ec3c1b174u);
+  EXPECT_EQ(s.parent_span_id, 0xeee19b7ec3c1b173u);
+  EXPECT_EQ(s.service, "frontend");
+  EXPECT_EQ(s.pid, 4242);
+  EXPECT_EQ(s.tid, 77);
+  EXPECT_EQ(s.kind, SpanKind::kServer);
+  EXPECT_EQ(s.start_ns, 1544712660000000000);
+  EXPECT_EQ(s.end_ns, 1544712661000000000);
+  EXPECT_EQ(set.spans[1].parent_span_id, 0u);  // "" is no parent
+  EXPECT_EQ(set.spans[1].kind, SpanKind::kClient);
+  EXPECT_EQ(set.spans[1].start_ns, 1544712659000000000);  // numbers accepted too
+}
+
+TEST(SpanReader, ReadsJaegerJson) {
+  SpanSet set;
+  ASSERT_TRUE(ParseSpanDocument(kJaeger, "j.json", &set).ok());
+  ASSERT_EQ(set.spans.size(), 2u);
+  EXPECT_EQ(set.spans[0].service, "frontend");
+  EXPECT_EQ(set.spans[0].kind, SpanKind::kServer);
+  EXPECT_EQ(set.spans[0].start_ns, 1700000000000000000);
+  EXPECT_EQ(set.spans[0].end_ns, 1700000000001500000);
+  EXPECT_EQ(set.spans[1].service, "db");
+  EXPECT_EQ(set.spans[1].parent_span_id, 0x00f067aa0ba902b7u);
+  EXPECT_EQ(set.spans[1].tid, 99);
+}
+
+TEST(SpanReader, ReadsJsonLinesAndKeepsDuplicatesOnce) {
+  const std::string one = nlohmann::json::parse(kOtlp).dump();  // one document per line
+  const std::string lines = one + "\n\n" + one + "\n";
+  SpanSet set;
+  ASSERT_TRUE(ParseSpanDocument(lines, "l.jsonl", &set).ok());
+  EXPECT_EQ(set.spans.size(), 2u);
+  EXPECT_EQ(set.duplicates, 2u);
+}
+
+TEST(SpanReader, BadInputNamesTheFileAndThePlace) {
+  struct Case {
+    std::string text, message;
+  } cases[] = {
+      {"not json", "file=x.json: line 1"},
+      {"[1,2]", "file=x.json: not a JSON object"},
+      {R"({"foo":1})", "neither OTLP JSON (resourceSpans) nor Jaeger JSON (data)"},
+      {R"({"resourceSpans":3})", "resourceSpans: not an array"},
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz","spanId":"01"}]}]}]})",
+       "resourceSpans[0].scopeSpans[0].spans[0]: trace id 'zz' is not hex"},
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"0000000000000000"}]}]}]})",
+       "spanId is all zeros"},
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","startTimeUnixNano":"5"}]}]}]})",
+       "endTimeUnixNano is missing or not an integer"},
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","startTimeUnixNano":"5","endTimeUnixNano":"4"}]}]}]})",
+       "ends before it starts"},
+      {R"({"data":[{"spans":[{"traceID":"01","spanID":"02","startTime":5,"duration":-1}]}]})",
+       "data[0].spans[0]: duration is missing, negative or not an integer"},
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"000","spanId":"02"}]}]}]})",
+       "trace id is all zeros"},
+  };
+  for (const auto& c : cases) {
+    SpanSet set;
+    const Status st = ParseSpanDocument(c.text, "x.json", &set);
+    ASSERT_FALSE(st.ok()) << c.text;
+    EXPECT_NE(st.ToString().find(c.message), std::string::npos) << st.ToString();
+    EXPECT_NE(st.ToString().find("x.json"), std::string::npos) << st.ToString();
+  }
+}
+
+TEST(SpanReader, MissingFilesAndEmptyDirectoriesAreReported) {
+  auto r = ReadSpanFiles({"/nonexistent/spans"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("/nonexistent/spans"), std::string::npos);
+  auto e = ReadSpanFiles({"/proc/self/fdinfo"});
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().ToString().find("No span files"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace causeway::spans

@@ -1,0 +1,268 @@
+// Request critical paths (seed 000 Alg. 1 and §3.4) on small kernel scenarios with spans:
+// events in, each request's labelled path and dominant cause out.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "requests/request_analysis.h"
+#include "support/kernel_scenario.h"
+
+namespace causeway {
+namespace {
+
+using requests::Cause;
+using testing::KernelScenario;
+
+// A root span of its own trace (trace id = `trace`), on thread `tid`.
+spans::Span Root(uint64_t trace, uint64_t id, int32_t tid, int64_t start, int64_t end,
+                 const std::string& op = "GET /x") {
+  spans::Span s;
+  s.trace = {0, trace};
+  s.span_id = id;
+  s.tid = tid;
+  s.start_ns = start;
+  s.end_ns = end;
+  s.service = "svc";
+  s.operation = op;
+  return s;
+}
+
+spans::Span Child(const spans::Span& parent, uint64_t id, int32_t tid, int64_t start,
+                  int64_t end) {
+  spans::Span s = Root(parent.trace.low, id, tid, start, end, "child");
+  s.parent_span_id = parent.span_id;
+  return s;
+}
+
+spans::SpanSet Set(std::vector<spans::Span> v) {
+  spans::SpanSet set;
+  for (auto& s : v) {
+    set.by_id[s.span_id] = set.spans.size();
+    set.spans.push_back(std::move(s));
+  }
+  return set;
+}
+
+// "tid@start-end cause[(request)]" per piece.
+std::string Pieces(const KernelScenario& k, const requests::RequestAnalysis& a, size_t r) {
+  std::string out;
+  for (const auto& p : a.requests[r].path) {
+    if (!out.empty()) out += " | ";
+    out += (p.worker == graph::kNoWorker ? std::string("?")
+                                         : std::to_string(k.graph().worker(p.worker).tid)) +
+           "@" + std::to_string(p.start) + "-" + std::to_string(p.end) + " " +
+           std::string(requests::CauseName(p.cause));
+    if (p.other_request >= 0) out += "(" + std::to_string(p.other_request) + ")";
+  }
+  return out;
+}
+
+requests::RequestAnalysis Analyze(const KernelScenario& k, const spans::SpanSet& s) {
+  auto a = requests::AnalyzeRequests(k.graph(), s);
+  EXPECT_TRUE(a.ok()) << a.status().ToString();
+  return a.ok() ? *a : requests::RequestAnalysis{};
+}
+
+// Causes tile each request's latency.
+void ExpectTiles(const requests::RequestAnalysis& a) {
+  for (const auto& r : a.requests) {
+    int64_t sum = 0;
+    for (int c = 0; c < requests::kNumCauses; ++c) sum += r.by_cause[c];
+    EXPECT_EQ(sum, r.latency());
+    int64_t at = r.start;
+    for (const auto& p : r.path) {
+      EXPECT_EQ(p.start, at);
+      at = p.end;
+    }
+    EXPECT_EQ(at, r.end);
+  }
+}
+
+TEST(RequestScenario, LockHeldByAnotherRequestIsBlockedByThatRequest) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 2:b
+    10 cpu0 switch 1 S -> 0      # request A's thread blocks on a lock request B holds
+    50 cpu1 waking 1             # B releases it
+    55 cpu0 switch 0 -> 1
+    80 cpu1 switch 2 S -> 0
+    end 100
+  )");
+  const auto set = Set({Root(0xA, 1, 1, 0, 90), Root(0xB, 2, 2, 0, 80)});
+  const auto a = Analyze(k, set);
+  ASSERT_EQ(a.requests.size(), 2u);
+  EXPECT_EQ(Pieces(k, a, 0),
+            "1@0-10 running | 2@10-50 blocked_by_request(1) | 1@50-55 preempted | 1@55-90 running");
+  EXPECT_EQ(a.requests[0].dominant, Cause::kBlockedByRequest);
+  EXPECT_EQ(a.requests[0].dominant_request, 1);
+  EXPECT_EQ(k.graph().worker(a.requests[0].dominant_thread).tid, 2);
+  EXPECT_NE(a.requests[0].diagnosis.find("blocked by request 00000000"), std::string::npos)
+      << a.requests[0].diagnosis;
+  // B was never held back.
+  EXPECT_EQ(Pieces(k, a, 1), "2@0-80 running");
+  EXPECT_EQ(a.requests[1].dominant, Cause::kRunning);
+  ExpectTiles(a);
+}
+
+TEST(RequestScenario, ThreeWayContentionNamesEachRequestInTheWay) {
+  // Seed 000 Figure 6: A waits for B, which waits for C.
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 3:c
+    5 cpu0 switch 1 S -> 2:b     # A blocks (lock held by B)
+    10 cpu0 switch 2 S -> 0      # B blocks (lock held by C)
+    40 cpu1 waking 2             # C releases: B runs
+    40 cpu1 switch 3 S -> 0
+    40 cpu0 switch 0 -> 2
+    70 cpu0 waking 1             # B releases: A runs
+    70 cpu0 switch 2 S -> 1
+    end 100
+  )");
+  const auto set = Set({Root(0xA, 1, 1, 0, 90), Root(0xB, 2, 2, 0, 70), Root(0xC, 3, 3, 0, 40)});
+  const auto a = Analyze(k, set);
+  ASSERT_EQ(a.requests.size(), 3u);
+  EXPECT_EQ(Pieces(k, a, 0),
+            "1@0-5 running | 2@5-10 blocked_by_request(1) | 3@10-40 blocked_by_request(2) | "
+            "2@40-70 blocked_by_request(1) | 1@70-90 running");
+  // B held A for 5 + 30 ns, C for 30 (through B).
+  ASSERT_EQ(a.requests[0].by_request.size(), 2u);
+  EXPECT_EQ(a.requests[0].by_request[0], (std::pair<int32_t, int64_t>{1, 35}));
+  EXPECT_EQ(a.requests[0].by_request[1], (std::pair<int32_t, int64_t>{2, 30}));
+  EXPECT_EQ(a.requests[0].dominant_request, 1);
+  // B's thread appears at 5 (before: not in the trace, unknown).
+  EXPECT_EQ(Pieces(k, a, 1),
+            "2@0-5 unknown | 2@5-10 running | 3@10-40 blocked_by_request(2) | 2@40-70 running");
+  ExpectTiles(a);
+}
+
+TEST(RequestScenario, NestedSpansOfOneRequestAreItsOwnTime) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    20 cpu0 switch 1 S -> 0
+    30 cpu0 hrtimer_entry
+    30 cpu0 waking 1
+    30 cpu0 hrtimer_exit
+    30 cpu0 switch 0 -> 1
+    end 60
+  )");
+  spans::Span root = Root(0xA, 1, 1, 0, 50);
+  const auto set = Set({root, Child(root, 2, 1, 10, 40)});
+  const auto a = Analyze(k, set);
+  ASSERT_EQ(a.requests.size(), 1u);  // the child is part of the same request
+  EXPECT_EQ(Pieces(k, a, 0), "1@0-20 running | 1@20-30 timer | 1@30-50 running");
+  ExpectTiles(a);
+}
+
+TEST(RequestScenario, AThreadServingNoRequestIsWaitedFor) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 7:worker
+    10 cpu0 switch 1 S -> 0
+    40 cpu1 waking 1
+    41 cpu1 switch 7 S -> 0
+    45 cpu0 switch 0 -> 1
+    end 60
+  )");
+  const auto set = Set({Root(0xA, 1, 1, 0, 60)});
+  const auto a = Analyze(k, set);
+  EXPECT_EQ(Pieces(k, a, 0),
+            "1@0-10 running | 7@10-40 waiting_for_thread | 1@40-45 preempted | 1@45-60 running");
+  EXPECT_EQ(a.requests[0].dominant, Cause::kWaitingForThread);
+  EXPECT_EQ(k.graph().worker(a.requests[0].dominant_thread).tid, 7);
+}
+
+TEST(RequestScenario, AHandOffToAWorkerThreadIsTheRequestsOwnTime) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 7:worker
+    10 cpu0 switch 1 S -> 0
+    40 cpu1 waking 1
+    41 cpu1 switch 7 S -> 0
+    45 cpu0 switch 0 -> 1
+    end 60
+  )");
+  spans::SpanSet set = Set({Root(0xA, 1, 1, 0, 60)});
+  // The worker thread took the request over between 5 and 41 (causeway_ust:activate).
+  set.activations.push_back({{0, 0xA}, 1, 7, 5, 41});
+  const auto a = Analyze(k, set);
+  EXPECT_EQ(Pieces(k, a, 0), "1@0-10 running | 7@10-40 running | 1@40-45 preempted | 1@45-60 running");
+  EXPECT_EQ(a.requests[0].dominant, Cause::kRunning);
+}
+
+TEST(RequestScenario, PreemptionAndTimerAreNamed) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    10 cpu0 switch 1 R -> 9:hog      # preempted by a CPU hog
+    50 cpu0 switch 9 R -> 1
+    60 cpu0 switch 1 S -> 0
+    70 cpu0 hrtimer_entry
+    70 cpu0 waking 1
+    70 cpu0 hrtimer_exit
+    71 cpu0 switch 0 -> 1
+    end 100
+  )");
+  const auto set = Set({Root(0xA, 1, 1, 0, 80)});
+  const auto a = Analyze(k, set);
+  EXPECT_EQ(a.requests[0].by_cause[static_cast<int>(Cause::kPreempted)], 41);
+  EXPECT_EQ(a.requests[0].by_cause[static_cast<int>(Cause::kTimer)], 10);
+  EXPECT_EQ(a.requests[0].dominant, Cause::kPreempted);
+  EXPECT_NE(a.requests[0].diagnosis.find("waiting for a CPU"), std::string::npos);
+  ExpectTiles(a);
+}
+
+TEST(RequestScenario, SpansWithoutThreadsAreCountedNotGuessed) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    end 100
+  )");
+  spans::Span root = Root(0xA, 1, 0, 10, 30);  // no thread known
+  spans::Span far = Root(0xB, 2, 1, 500, 600);  // outside the kernel trace
+  const auto set = Set({root, far});
+  const auto a = Analyze(k, set);
+  EXPECT_EQ(a.spans_without_thread, 1u);
+  EXPECT_EQ(a.requests_without_thread, 2u);
+  EXPECT_EQ(Pieces(k, a, 0), "?@10-30 unknown");
+  EXPECT_EQ(a.requests[0].dominant, Cause::kUnknown);
+  ExpectTiles(a);
+}
+
+TEST(RequestScenario, AcrossTwoHostsThroughANetworkLink) {
+  // A client (host A) waits for a server (host B) serving the same request.
+  KernelScenario k(R"(
+    host A
+    0 cpu0 switch 0 -> 1:client
+    10 cpu0 send 100 1 0x18
+    11 cpu0 switch 1 S -> 0
+    60 cpu0 softirq_entry 3
+    60 cpu0 recv 500 101 0x18
+    60 cpu0 waking 1
+    61 cpu0 softirq_exit 3
+    62 cpu0 switch 0 -> 1
+    host B
+    0 cpu0 switch 0 -> 5:server
+    5 cpu0 switch 5 S -> 0
+    20 cpu0 softirq_entry 3
+    20 cpu0 recv 100 1 0x18
+    20 cpu0 waking 5
+    21 cpu0 softirq_exit 3
+    22 cpu0 switch 0 -> 5
+    55 cpu0 send 500 101 0x18
+    56 cpu0 switch 5 S -> 0
+    end 100
+  )");
+  spans::Span root = Root(0xA, 1, 1, 0, 70);
+  // The server span runs on host B's tid 5: with one host per analysis (the spans' host),
+  // only host A's threads are associated; the path still crosses to B through the packets.
+  const auto set = Set({root});
+  const auto a = Analyze(k, set);
+  ASSERT_EQ(a.requests.size(), 1u);
+  bool on_b = false;
+  for (const auto& p : a.requests[0].path)
+    if (p.worker != graph::kNoWorker && k.graph().worker(p.worker).host == 1) on_b = true;
+  EXPECT_TRUE(on_b) << Pieces(k, a, 0);
+  ExpectTiles(a);
+}
+
+}  // namespace
+}  // namespace causeway
