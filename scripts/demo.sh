@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds Causeway and its demo application, runs the
 # demo (a frontend calling customer, driver and route services over HTTP) under
-# `causeway record` with one fault switched on, and shows what was recorded: the kernel
-# trace, the spans, the threads with their time per state.
+# `causeway record` with one fault switched on, then the diagnosis: the slowest requests
+# with the dominant cause of each (spans joined with the kernel trace), the slowest one's
+# critical path, and where the trace and spans are.
 #   scripts/demo.sh [FAULT]      FAULT: lock (default), cpu, disk, net
 # Without root (recording loads eBPF programs), it analyzes a bundled LTTng trace instead.
 set -euo pipefail
@@ -30,13 +31,19 @@ echo "== causeway record -o $out -- causeway-demo run --fault $fault --duration 
 "$cw" record -o "$out" -- "$demo" run --fault "$fault" --duration 5 --spans-dir "$out/spans"
 echo
 echo "== causeway stats $out/kernel"
-"$cw" stats "$out/kernel" | sed -n 1,20p  # sed reads all: no SIGPIPE under pipefail
+"$cw" stats "$out/kernel" | sed -n 1,12p  # sed reads all: no SIGPIPE under pipefail
 echo
-echo "== causeway threads $out --limit 10"
-"$cw" threads "$out" --limit 10
+echo "== causeway requests $out --limit 8   (slowest requests and what held them back)"
+"$cw" requests "$out" --limit 8
+slowest=$("$cw" requests "$out" --limit 1 | sed -n 2p | cut -d' ' -f1)
+if [ -n "$slowest" ]; then
+  echo
+  echo "== causeway request $out $slowest   (the slowest one's critical path, first lines)"
+  "$cw" request "$out" "$slowest" | sed -n 1,24p
+fi
 echo
 echo "Recording:     $out"
-echo "Kernel trace:  $out/kernel   (babeltrace2 $out/kernel, causeway events/critpath $out ...)"
+echo "Kernel trace:  $out/kernel   (babeltrace2 $out/kernel; causeway threads/critpath $out)"
 echo "Spans:         $(ls "$out"/spans/*.json 2>/dev/null | tr '\n' ' ')"
 if [ -d "$out/ust" ]; then echo "Span events:   $out/ust"; fi
-echo "Next: causeway critpath $out --tid TID   (a thread from the table above)"
+echo "Next: causeway request $out ID   (any request from the table above)"

@@ -28,8 +28,7 @@ spans::Span Root(uint64_t trace, uint64_t id, int32_t tid, int64_t start, int64_
   return s;
 }
 
-spans::Span Child(const spans::Span& parent, uint64_t id, int32_t tid, int64_t start,
-                  int64_t end) {
+spans::Span Child(const spans::Span& parent, uint64_t id, int32_t tid, int64_t start, int64_t end) {
   spans::Span s = Root(parent.trace.low, id, tid, start, end, "child");
   s.parent_span_id = parent.span_id;
   return s;
@@ -186,7 +185,8 @@ TEST(RequestScenario, AHandOffToAWorkerThreadIsTheRequestsOwnTime) {
   // The worker thread took the request over between 5 and 41 (causeway_ust:activate).
   set.activations.push_back({{0, 0xA}, 1, 7, 5, 41});
   const auto a = Analyze(k, set);
-  EXPECT_EQ(Pieces(k, a, 0), "1@0-10 running | 7@10-40 running | 1@40-45 preempted | 1@45-60 running");
+  EXPECT_EQ(Pieces(k, a, 0),
+            "1@0-10 running | 7@10-40 running | 1@40-45 preempted | 1@45-60 running");
   EXPECT_EQ(a.requests[0].dominant, Cause::kRunning);
 }
 
@@ -216,7 +216,7 @@ TEST(RequestScenario, SpansWithoutThreadsAreCountedNotGuessed) {
     0 cpu0 switch 0 -> 1:a
     end 100
   )");
-  spans::Span root = Root(0xA, 1, 0, 10, 30);  // no thread known
+  spans::Span root = Root(0xA, 1, 0, 10, 30);   // no thread known
   spans::Span far = Root(0xB, 2, 1, 500, 600);  // outside the kernel trace
   const auto set = Set({root, far});
   const auto a = Analyze(k, set);

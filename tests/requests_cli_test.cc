@@ -126,8 +126,8 @@ TEST(RequestsCliTest, FsyncIsDisk) {
   TempDir tmp;
   std::string dir;
   // One request at a time, 96 fsyncs each: the disk, not the two shared cores, is the wait.
-  json j = RecordAndAnalyze(tmp, "--requests 8 --rate 10 --burst 1 --disk-syncs 96 --fault disk",
-                            &dir);
+  json j =
+      RecordAndAnalyze(tmp, "--requests 8 --rate 10 --burst 1 --disk-syncs 96 --fault disk", &dir);
   ExpectConsistent(j, 8);
   EXPECT_GE(SlowestWithCause(j, 3, "disk"), 2) << j["requests"].dump(1);
 }
@@ -141,9 +141,9 @@ TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
   EXPECT_GE(SlowestWithCause(j, 3, "network"), 2) << j["requests"].dump(1);
   // The path continues on the route service's thread (the peer, in its own namespace).
   std::string err;
-  auto one = RunCli("request " + dir + " " + j["requests"][0]["trace_id"].get<std::string>() +
-                        " --format json",
-                    &err);
+  auto one = RunCli(
+      "request " + dir + " " + j["requests"][0]["trace_id"].get<std::string>() + " --format json",
+      &err);
   ASSERT_EQ(one.exit_code, 0) << err;
   bool on_route = false;
   const json request = json::parse(one.out);
@@ -156,7 +156,8 @@ TEST(RequestsCliTest, ClearErrors) {
   TempDir tmp;
   std::string err;
   // No spans beside a trace.
-  auto r = RunCli("requests " + std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/many-threads", &err);
+  auto r =
+      RunCli("requests " + std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/many-threads", &err);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(err.find("No spans: give --spans"), std::string::npos) << err;
   // A broken span file.
@@ -164,9 +165,9 @@ TEST(RequestsCliTest, ClearErrors) {
   FILE* f = std::fopen(bad.c_str(), "w");
   std::fputs(R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"xyz"}]}]}]})", f);
   std::fclose(f);
-  r = RunCli("requests " + std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/many-threads --spans " +
-                 bad,
-             &err);
+  r = RunCli(
+      "requests " + std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/many-threads --spans " + bad,
+      &err);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(err.find("file=" + bad), std::string::npos) << err;
   EXPECT_NE(err.find("trace id 'xyz' is not hex"), std::string::npos) << err;
