@@ -41,7 +41,9 @@ if [ -n "$slowest" ]; then
   echo "== causeway request $out $slowest   (the slowest one's critical path, first lines)"
   "$cw" request "$out" "$slowest" | sed -n 1,24p
 fi
+"$cw" requests "$out" --format html -o "$out/requests.html" >/dev/null
 echo
+echo "Report:        $out/requests.html   (timeline of every request's critical path, pie per request; open it in a browser)"
 echo "Recording:     $out"
 echo "Kernel trace:  $out/kernel   (babeltrace2 $out/kernel; causeway threads/critpath $out)"
 echo "Spans:         $(ls "$out"/spans/*.json 2>/dev/null | tr '\n' ' ')"

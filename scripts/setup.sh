@@ -15,18 +15,29 @@ PACKAGES=(
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
   valgrind
   liblttng-ust-dev lttng-tools        # the client tracepoint benchmark: LTTng-UST side by side
+  chromium                           # the HTML report test: a real headless browser
 )
+
+# Node.js drives Chromium (Playwright) in the HTML report test; the machine's own node is used
+# when there is one.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then PACKAGES+=(nodejs npm); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "causeway setup: installing ${missing[*]}" >&2
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "causeway setup: installing ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# Playwright (npm), pinned by tests/browser/package-lock.json, for the HTML report test.
+cd "$(dirname "$0")/.."
+if [ ! -d tests/browser/node_modules/playwright-core ]; then
+  echo "causeway setup: npm ci in tests/browser (playwright-core)" >&2
+  npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error >/dev/null
+fi

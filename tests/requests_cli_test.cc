@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -107,6 +109,14 @@ TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
   }
   EXPECT_EQ(at, r["end"].get<int64_t>());
   EXPECT_TRUE(other);
+  // The HTML report holds every request (its rendering is checked in html_report_test.cc).
+  auto html = RunCli("requests " + dir + " --format html -o " + tmp.path() + "/r.html", &err);
+  ASSERT_EQ(html.exit_code, 0) << err;
+  EXPECT_NE(html.out.find("(12 requests)"), std::string::npos) << html.out;
+  std::ifstream page(tmp.path() + "/r.html");
+  const std::string content((std::istreambuf_iterator<char>(page)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_NE(content.find(slowest["trace_id"].get<std::string>()), std::string::npos);
   auto text = RunCli("request " + dir + " " + slowest["span_id"].get<std::string>(), &err);
   ASSERT_EQ(text.exit_code, 0) << err;
   EXPECT_NE(text.out.find("Dominant cause: blocked by request"), std::string::npos) << text.out;

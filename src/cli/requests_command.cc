@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/kernel_load.h"
 #include "report/request_format.h"
+#include "report/request_html.h"
 #include "requests/request_analysis.h"
 #include "spans/span_reader.h"
 
@@ -24,6 +25,7 @@ struct RequestsOptions {
   std::vector<std::string> spans;
   std::string host;
   std::string format = "text";
+  std::string output;  // --format html: the report file
   long limit = 20;
 };
 
@@ -72,6 +74,15 @@ int RunRequests(const RequestsOptions& o) {
   auto l = Load(o.args, o);
   if (!l.ok()) return fmt::print(stderr, "causeway requests: {}\n", l.status().ToString()), 1;
   const graph::ExecutionGraph& g = l->kernel->graph;
+  if (o.format == "html") {
+    const std::string path = o.output.empty() ? "causeway-requests.html" : o.output;
+    FILE* f = std::fopen(path.c_str(), "w");
+    const std::string html = report::RequestsHtml(g, l->spans, l->requests, o.args.front());
+    if (!f || std::fwrite(html.data(), 1, html.size(), f) != html.size() || std::fclose(f) != 0)
+      return fmt::print(stderr, "causeway requests: cannot write the report {}\n", path), 1;
+    std::printf("HTML report: %s (%zu requests)\n", path.c_str(), l->requests.requests.size());
+    return 0;
+  }
   if (o.format == "json") {
     std::puts(report::RequestsJson(g, l->spans, l->requests, o.limit).dump(2).c_str());
   } else {
@@ -102,13 +113,22 @@ int RunRequest(const RequestsOptions& o) {
   return 0;
 }
 
-void AddCommon(CLI::App* cmd, RequestsOptions* o) {
+void AddCommon(CLI::App* cmd, RequestsOptions* o, bool html) {
   cmd->add_option("--spans", o->spans,
                   "Span files or directories (OTLP JSON, Jaeger JSON; default: TRACE_DIR/spans)");
   cmd->add_option("--host", o->host, "The host whose threads ran the spans (default: the first)");
-  cmd->add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  if (html) {
+    cmd->add_option("--format", o->format,
+                    "Output format; html writes one self-contained report file (-o)")
+        ->check(CLI::IsMember({"text", "json", "html"}))
+        ->capture_default_str();
+    cmd->add_option("-o,--output", o->output,
+                    "The HTML report's file (default: causeway-requests.html)");
+  } else {
+    cmd->add_option("--format", o->format, "Output format")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+  }
 }
 
 }  // namespace
@@ -128,10 +148,11 @@ Runner RegisterRequests(CLI::App& app) {
       "under causeway record) their nanosecond times and threads are used.\n\n"
       "Examples:\n"
       "  causeway requests causeway-demo-out/2026-11-22T10-00-00-lock\n"
-      "  causeway requests TRACE_DIR --spans spans.json --limit 5 --format json");
+      "  causeway requests TRACE_DIR --spans spans.json --limit 5 --format json\n"
+      "  causeway requests TRACE_DIR --format html -o report.html   (timeline + pie, offline)");
   cmd->add_option("traces", o->args, "Trace directories (a recording directory, or its kernel/)")
       ->required();
-  AddCommon(cmd, o.get());
+  AddCommon(cmd, o.get(), /*html=*/true);
   cmd->add_option("--limit", o->limit, "Requests shown, slowest first (-1: all)")
       ->capture_default_str();
   return [o] { return RunRequests(*o); };
@@ -148,7 +169,7 @@ Runner RegisterRequest(CLI::App& app) {
       "Example:\n"
       "  causeway request causeway-demo-out/2026-11-22T10-00-00-lock 4bf92f3577b34da6");
   cmd->add_option("args", o->args, "Trace directories, then the request id")->required();
-  AddCommon(cmd, o.get());
+  AddCommon(cmd, o.get(), /*html=*/false);
   return [o] { return RunRequest(*o); };
 }
 
