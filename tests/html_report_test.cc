@@ -86,7 +86,8 @@ TEST(HtmlReportTest, RendersTimelineArrowsAndPieInChromium) {
   EXPECT_GE(j["arrows"].get<int>(), 2);  // from B and from C to A
   EXPECT_GE(j["slices"].get<int>(), 2);  // the slowest (A): running and blocked by request
   // The slowest (A) is selected first; its id and operation are shown as text, escaped.
-  EXPECT_NE(j["info"].get<std::string>().find("0000000000000000000000000000000a"), std::string::npos)
+  EXPECT_NE(j["info"].get<std::string>().find("0000000000000000000000000000000a"),
+            std::string::npos)
       << j.dump();
   EXPECT_NE(j["info"].get<std::string>().find("svc GET </script>"), std::string::npos) << j.dump();
   EXPECT_NE(j["selected_after_click"], j["selected"]);

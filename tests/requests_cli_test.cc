@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -117,6 +118,34 @@ TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
   const std::string content((std::istreambuf_iterator<char>(page)),
                             std::istreambuf_iterator<char>());
   EXPECT_NE(content.find(slowest["trace_id"].get<std::string>()), std::string::npos);
+  // Chrome Trace Event JSON for Perfetto UI: every span, every path piece, paired flows.
+  auto exp = RunCli("export " + dir + " --format chrome -o " + tmp.path() + "/t.json", &err);
+  ASSERT_EQ(exp.exit_code, 0) << err;
+  std::ifstream chrome_in(tmp.path() + "/t.json");
+  const json chrome = json::parse(chrome_in, nullptr, false);
+  ASSERT_FALSE(chrome.is_discarded());
+  std::map<std::string, int> count;
+  std::map<uint64_t, int> flows;
+  std::set<std::string> processes;
+  for (const json& e : chrome["traceEvents"]) {
+    count[e["ph"].get<std::string>() + "/" + e.value("cat", "")]++;
+    if (e["ph"] == "s") flows[e["id"].get<uint64_t>()] += 1;
+    if (e["ph"] == "f") flows[e["id"].get<uint64_t>()] += 10;
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["args"]["name"]);
+    if (e["ph"] == "X") {
+      EXPECT_GE(e["dur"].get<double>(), 0);
+    }
+  }
+  EXPECT_EQ(count["X/span"], j["counters"]["spans"].get<int>());
+  EXPECT_GT(count["X/critical_path"], 12);
+  // Every piece on a known thread is also drawn on that thread's track.
+  EXPECT_GT(count["X/thread_state"], 0);
+  EXPECT_LE(count["X/thread_state"], count["X/critical_path"]);
+  EXPECT_GT(flows.size(), 0u);
+  for (const auto& [id, v] : flows)
+    EXPECT_EQ(v, 11) << "flow " << id << " is not a start/finish pair";
+  for (const char* service : {"load", "frontend", "customer", "driver", "route"})
+    EXPECT_TRUE(processes.count(service)) << service;
   auto text = RunCli("request " + dir + " " + slowest["span_id"].get<std::string>(), &err);
   ASSERT_EQ(text.exit_code, 0) << err;
   EXPECT_NE(text.out.find("Dominant cause: blocked by request"), std::string::npos) << text.out;

@@ -19,5 +19,6 @@ Runner RegisterSnapshot(CLI::App& app);
 Runner RegisterSync(CLI::App& app);
 Runner RegisterRequests(CLI::App& app);
 Runner RegisterRequest(CLI::App& app);
+Runner RegisterExport(CLI::App& app);
 
 }  // namespace causeway::cli

@@ -119,16 +119,18 @@ std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s
     const spans::Span& root = s.spans[r.root];
     nlohmann::json pieces = nlohmann::json::array();
     for (const auto& p : r.path) {
-      nlohmann::json x = {{"s", p.start},
-                          {"e", p.end},
-                          {"c", std::string(requests::CauseName(p.cause))},
-                          {"t", p.worker == graph::kNoWorker ? std::string("-") : a.ThreadLabel(g, p.worker)}};
+      nlohmann::json x = {
+          {"s", p.start},
+          {"e", p.end},
+          {"c", std::string(requests::CauseName(p.cause))},
+          {"t", p.worker == graph::kNoWorker ? std::string("-") : a.ThreadLabel(g, p.worker)}};
       if (p.other_request >= 0) x["o"] = spans::TraceIdHex(a.requests[p.other_request].trace);
       pieces.push_back(std::move(x));
     }
     nlohmann::json by_cause = nlohmann::json::object();
     for (int c = 0; c < requests::kNumCauses; ++c)
-      if (r.by_cause[c]) by_cause[std::string(requests::CauseName(static_cast<requests::Cause>(c)))] = r.by_cause[c];
+      if (r.by_cause[c])
+        by_cause[std::string(requests::CauseName(static_cast<requests::Cause>(c)))] = r.by_cause[c];
     reqs.push_back({{"id", spans::TraceIdHex(r.trace)},
                     {"service", root.service},
                     {"operation", root.operation},
@@ -146,10 +148,14 @@ std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s
   std::string page = kPage;
   std::string safe_title;
   for (char c : title) {
-    if (c == '<') safe_title += "&lt;";
-    else if (c == '>') safe_title += "&gt;";
-    else if (c == '&') safe_title += "&amp;";
-    else safe_title += c;
+    if (c == '<')
+      safe_title += "&lt;";
+    else if (c == '>')
+      safe_title += "&gt;";
+    else if (c == '&')
+      safe_title += "&amp;";
+    else
+      safe_title += c;
   }
   ReplaceAll(page, "@TITLE@", safe_title);
   ReplaceAll(page, "@DATA@", json);
