@@ -36,20 +36,22 @@ json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
   // Spans: one process per service.
   std::map<std::string, int> service_pid;
   for (const auto& sp : s.spans) {
-    auto [it, fresh] = service_pid.try_emplace(sp.service, static_cast<int>(service_pid.size()) + 1);
+    auto [it, fresh] =
+        service_pid.try_emplace(sp.service, static_cast<int>(service_pid.size()) + 1);
     if (fresh) meta("process_name", it->second, -1, sp.service);
-    events.push_back({{"name", sp.operation},
-                      {"cat", "span"},
-                      {"ph", "X"},
-                      {"ts", us(sp.start_ns)},
-                      {"dur", static_cast<double>(sp.end_ns - sp.start_ns) / 1000.0},
-                      {"pid", it->second},
-                      {"tid", sp.tid},
-                      {"args",
-                       {{"trace_id", spans::TraceIdHex(sp.trace)},
-                        {"span_id", spans::SpanIdHex(sp.span_id)},
-                        {"parent_span_id", sp.parent_span_id ? spans::SpanIdHex(sp.parent_span_id) : ""},
-                        {"kind", std::string(spans::SpanKindName(sp.kind))}}}});
+    events.push_back(
+        {{"name", sp.operation},
+         {"cat", "span"},
+         {"ph", "X"},
+         {"ts", us(sp.start_ns)},
+         {"dur", static_cast<double>(sp.end_ns - sp.start_ns) / 1000.0},
+         {"pid", it->second},
+         {"tid", sp.tid},
+         {"args",
+          {{"trace_id", spans::TraceIdHex(sp.trace)},
+           {"span_id", spans::SpanIdHex(sp.span_id)},
+           {"parent_span_id", sp.parent_span_id ? spans::SpanIdHex(sp.parent_span_id) : ""},
+           {"kind", std::string(spans::SpanKindName(sp.kind))}}}});
   }
 
   // Requests' critical paths: one track per request, and the pieces on their threads.
@@ -61,10 +63,13 @@ json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
     const auto& r = a.requests[i];
     const auto& root = s.spans[r.root];
     meta("thread_name", kRequestsPid, static_cast<int64_t>(i),
-         fmt::format("{} {} {}", spans::TraceIdHex(r.trace).substr(0, 8), root.service, root.operation));
+         fmt::format("{} {} {}", spans::TraceIdHex(r.trace).substr(0, 8), root.service,
+                     root.operation));
     for (const auto& p : r.path) {
-      json args = {{"request", spans::TraceIdHex(r.trace)}, {"state", std::string(graph::StateName(p.state))}};
-      if (p.other_request >= 0) args["blocked_by"] = spans::TraceIdHex(a.requests[p.other_request].trace);
+      json args = {{"request", spans::TraceIdHex(r.trace)},
+                   {"state", std::string(graph::StateName(p.state))}};
+      if (p.other_request >= 0)
+        args["blocked_by"] = spans::TraceIdHex(a.requests[p.other_request].trace);
       if (p.worker != graph::kNoWorker) args["thread"] = a.ThreadLabel(g, p.worker);
       const double dur = static_cast<double>(p.end - p.start) / 1000.0;
       events.push_back({{"name", std::string(requests::CauseName(p.cause))},
@@ -77,7 +82,8 @@ json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                         {"args", args}});
       if (p.worker == graph::kNoWorker) continue;
       const int64_t tid = g.worker(p.worker).tid;
-      if (named.insert(p.worker).second) meta("thread_name", kThreadsPid, tid, a.ThreadLabel(g, p.worker));
+      if (named.insert(p.worker).second)
+        meta("thread_name", kThreadsPid, tid, a.ThreadLabel(g, p.worker));
       events.push_back({{"name", std::string(graph::StateName(p.state))},
                         {"cat", "thread_state"},
                         {"ph", "X"},
@@ -92,10 +98,21 @@ json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
       if (l.from == graph::kNoWorker || l.to == graph::kNoWorker) continue;
       const std::string kind(graph::LinkKindName(l.kind));
       ++flow_id;
-      events.push_back({{"ph", "s"}, {"id", flow_id}, {"name", kind}, {"cat", "link"},
-                        {"pid", kThreadsPid}, {"tid", g.worker(l.from).tid}, {"ts", us(l.from_ts)}});
-      events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", flow_id}, {"name", kind}, {"cat", "link"},
-                        {"pid", kThreadsPid}, {"tid", g.worker(l.to).tid}, {"ts", us(l.to_ts)}});
+      events.push_back({{"ph", "s"},
+                        {"id", flow_id},
+                        {"name", kind},
+                        {"cat", "link"},
+                        {"pid", kThreadsPid},
+                        {"tid", g.worker(l.from).tid},
+                        {"ts", us(l.from_ts)}});
+      events.push_back({{"ph", "f"},
+                        {"bp", "e"},
+                        {"id", flow_id},
+                        {"name", kind},
+                        {"cat", "link"},
+                        {"pid", kThreadsPid},
+                        {"tid", g.worker(l.to).tid},
+                        {"ts", us(l.to_ts)}});
     }
   }
   return {{"traceEvents", std::move(events)},
