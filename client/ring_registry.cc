@@ -24,6 +24,10 @@ struct Registry {
   std::mutex mutex;
   std::vector<RingOwner> rings;
   uint32_t next_ordinal = 0;
+  uint64_t next_serial = 1;
+  // Ordinals of released rings, reused by new threads: a program that runs a thread per
+  // request would otherwise open a new CTF stream (and its packet buffer) per thread ever.
+  std::vector<uint32_t> free_ordinals;
   uint32_t ring_bytes = 256 * 1024;
 };
 
@@ -57,7 +61,13 @@ detail::ThreadRing* detail::CreateThreadRing() {
     std::lock_guard lock(r.mutex);
     owner.ring = std::make_unique<ThreadRing>();
     owner.ring->capacity = r.ring_bytes;
-    owner.ring->ordinal = r.next_ordinal++;
+    owner.ring->serial = r.next_serial++;
+    if (!r.free_ordinals.empty()) {
+      owner.ring->ordinal = r.free_ordinals.back();
+      r.free_ordinals.pop_back();
+    } else {
+      owner.ring->ordinal = r.next_ordinal++;
+    }
   }
   owner.data = std::make_unique<uint8_t[]>(owner.ring->capacity);
   owner.ring->data = owner.data.get();
@@ -77,10 +87,12 @@ void ForEachRing(const std::function<void(detail::ThreadRing&)>& fn, bool releas
   std::lock_guard lock(r.mutex);
   for (RingOwner& owner : r.rings) fn(*owner.ring);
   if (!release_drained_orphans) return;
-  std::erase_if(r.rings, [](const RingOwner& o) {
-    return o.ring->orphaned.load(std::memory_order_acquire) &&
-           o.ring->tail.load(std::memory_order_relaxed) ==
-               o.ring->head.load(std::memory_order_acquire);
+  std::erase_if(r.rings, [&r](const RingOwner& o) {
+    const bool done = o.ring->orphaned.load(std::memory_order_acquire) &&
+                      o.ring->tail.load(std::memory_order_relaxed) ==
+                          o.ring->head.load(std::memory_order_acquire);
+    if (done) r.free_ordinals.push_back(o.ring->ordinal);
+    return done;
   });
 }
 

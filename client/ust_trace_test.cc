@@ -248,6 +248,41 @@ TEST(UstTrace, AFullThreadBufferCountsItsLossesInTheTrace) {
   EXPECT_EQ(events.back().u.at("i"), uint64_t{kFired} + 9);
 }
 
+TEST(UstTrace, ExitedThreadsStreamsAreReused) {
+  TempDir dir;
+  TracerOptions o;
+  o.ust_trace_dir = dir.path();
+  o.record_tracepoints = "usttest:flood";
+  o.thread_buffer_bytes = 4096;
+  o.flush_interval_ms = 60 * 1000;
+  Tracer& tracer = Tracer::Init(o);
+  // 40 short-lived threads one after the other, each losing some events: a thread per
+  // request must not mean a stream (and a packet buffer) per thread ever.
+  std::set<int64_t> tids;
+  for (int t = 0; t < 40; ++t) {
+    std::thread worker([&] {
+      for (int i = 0; i < 200; ++i) CAUSEWAY_TRACEPOINT(tp_flood, int64_t{t * 1000 + i});
+    });
+    worker.join();
+    tracer.Flush();  // drains the exited thread's ring and releases it
+  }
+  tracer.Shutdown();
+  const TracerStats stats = tracer.stats();
+  EXPECT_GT(stats.ust_events_lost, 0u);
+  EXPECT_EQ(stats.ust_events_written + stats.ust_events_lost, 40u * 200);
+  const std::string ust = UstDir(dir.path());
+  size_t streams = 0;
+  for (const auto& f : std::filesystem::directory_iterator(ust))
+    streams += f.path().filename().string().rfind("channel0_", 0) == 0;
+  EXPECT_LE(streams, 2u);
+  uint64_t discarded = 0;
+  const auto events = ReadAll(ust, &discarded);
+  EXPECT_EQ(events.size(), stats.ust_events_written);
+  EXPECT_EQ(discarded, stats.ust_events_lost);
+  for (const auto& e : events) tids.insert(static_cast<int64_t>(e.u.at("vtid")));
+  EXPECT_EQ(tids.size(), 40u);
+}
+
 TEST(UstTrace, WithoutATraceDirectoryNothingIsWritten) {
   TempDir dir;
   ::unsetenv("CAUSEWAY_TRACE_DIR");

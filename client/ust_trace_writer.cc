@@ -197,6 +197,10 @@ void UstTraceWriter::WriteRecord(const detail::ThreadRing& ring, uint32_t key, u
 void UstTraceWriter::DrainRing(detail::ThreadRing& ring, uint64_t head, ClockCalibration& clock) {
   if (streams_.size() <= ring.ordinal) streams_.resize(ring.ordinal + 1);
   StreamState& st = streams_[ring.ordinal];
+  if (st.ring_serial != ring.serial) {  // a new thread on this stream
+    st.ring_serial = ring.serial;
+    st.ring_lost_seen = 0;
+  }
   uint64_t tail = ring.tail.load(std::memory_order_relaxed);
   while (tail < head) {
     const uint8_t* rec = ring.data + (tail & (ring.capacity - 1));
@@ -222,10 +226,11 @@ void UstTraceWriter::DrainRing(detail::ThreadRing& ring, uint64_t head, ClockCal
   }
   ring.tail.store(tail, std::memory_order_release);
   const uint64_t lost = ring.lost.load(std::memory_order_relaxed);
-  if (lost != st.lost) {
-    events_lost_ += lost - st.lost;
-    st.lost = lost;
-    (void)writer_->SetDiscarded(ring.ordinal, lost);
+  if (lost != st.ring_lost_seen) {
+    events_lost_ += lost - st.ring_lost_seen;
+    st.discarded += lost - st.ring_lost_seen;
+    st.ring_lost_seen = lost;
+    (void)writer_->SetDiscarded(ring.ordinal, st.discarded);
   }
 }
 

@@ -39,10 +39,12 @@ class UstTraceWriter {
 
  private:
   UstTraceWriter() = default;
+  // A stream is reused by a new thread once the previous one's ring is released.
   struct StreamState {
-    bool known = false;
+    uint64_t ring_serial = 0;  // the ring now writing to it (ThreadRing::serial)
     uint64_t last_ts = 0;
-    uint64_t lost = 0;
+    uint64_t ring_lost_seen = 0;  // of `ring`'s lost counter
+    uint64_t discarded = 0;       // cumulative for the stream, over all its rings
   };
   void DrainRing(detail::ThreadRing& ring, uint64_t head, ClockCalibration& clock);
   void WriteRecord(const detail::ThreadRing& ring, uint32_t key, uint64_t ts, const uint8_t* p,

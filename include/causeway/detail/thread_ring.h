@@ -39,7 +39,8 @@ struct ThreadRing {
   // Shared, rarely written.
   alignas(64) std::atomic<bool> orphaned{false};  // its thread has exited
   int32_t tid = 0;
-  uint32_t ordinal = 0;  // the CTF stream it is written to
+  uint32_t ordinal = 0;  // the CTF stream it is written to (reused after release)
+  uint64_t serial = 0;   // unique per ring ever created
 };
 
 // Whether span and activation events are recorded (a user-space trace is open).
