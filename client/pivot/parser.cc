@@ -142,7 +142,7 @@ bool IEquals(std::string_view a, std::string_view b) {
   return true;
 }
 
-constexpr std::string_view kReserved[] = {"from",  "in",  "join", "on",   "where", "groupby",
+constexpr std::string_view kReserved[] = {"from",   "in",  "join", "on",  "where", "groupby",
                                           "select", "and", "or",   "not", "true",  "false"};
 
 class Parser {
@@ -256,7 +256,8 @@ class Parser {
       ASSIGN_OR_RETURN(j.var, Variable());
       if (j.var == q.var) return ErrorAt(j.pos, fmt::format("variable '{}' bound twice", j.var));
       for (const Join& other : q.joins) {
-        if (other.var == j.var) return ErrorAt(j.pos, fmt::format("variable '{}' bound twice", j.var));
+        if (other.var == j.var)
+          return ErrorAt(j.pos, fmt::format("variable '{}' bound twice", j.var));
       }
       RETURN_IF_ERROR(ExpectKeyword("In"));
       RETURN_IF_ERROR(ParseJoinSource(&j));
@@ -348,12 +349,10 @@ class Parser {
       std::string_view name;
       Aggregate agg;
     };
-    static constexpr AggName kAggs[] = {{"count", Aggregate::kCount},
-                                        {"sum", Aggregate::kSum},
-                                        {"min", Aggregate::kMin},
-                                        {"max", Aggregate::kMax},
-                                        {"average", Aggregate::kAverage},
-                                        {"avg", Aggregate::kAverage}};
+    static constexpr AggName kAggs[] = {
+        {"count", Aggregate::kCount},     {"sum", Aggregate::kSum},
+        {"min", Aggregate::kMin},         {"max", Aggregate::kMax},
+        {"average", Aggregate::kAverage}, {"avg", Aggregate::kAverage}};
     SelectItem item;
     item.pos = Peek().pos;
     if (Peek().kind == Tok::kIdent) {
@@ -421,10 +420,9 @@ class Parser {
       std::string_view text;
       BinaryOp op;
     };
-    static constexpr OpName kOps[] = {{"==", BinaryOp::kEq}, {"=", BinaryOp::kEq},
-                                      {"!=", BinaryOp::kNe}, {"<", BinaryOp::kLt},
-                                      {"<=", BinaryOp::kLe}, {">", BinaryOp::kGt},
-                                      {">=", BinaryOp::kGe}};
+    static constexpr OpName kOps[] = {
+        {"==", BinaryOp::kEq}, {"=", BinaryOp::kEq}, {"!=", BinaryOp::kNe}, {"<", BinaryOp::kLt},
+        {"<=", BinaryOp::kLe}, {">", BinaryOp::kGt}, {">=", BinaryOp::kGe}};
     for (const OpName& o : kOps) {
       if (!IsPunct(o.text)) continue;
       const SourcePos p = Next().pos;

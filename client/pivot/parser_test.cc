@@ -139,8 +139,8 @@ TEST(PivotParser, NestedQueryJoin) {
 }
 
 TEST(PivotParser, WherePrecedence) {
-  Query q = MustParse(
-      "From x In A Where x.a + 2 * x.b > 10 and not x.c == \"bob\" or x.d < -1.5 % 2");
+  Query q =
+      MustParse("From x In A Where x.a + 2 * x.b > 10 and not x.c == \"bob\" or x.d < -1.5 % 2");
   EXPECT_EQ(q.where->ToString(),
             "((((x.a + (2 * x.b)) > 10) and (not (x.c == \"bob\"))) or (x.d < ((-1.5) % 2)))");
   Query p = MustParse("From x In A Where (x.a - 1) / 2 >= 3 && !(x.ok = true) || x.s != 'a\\'b'");
@@ -170,8 +170,7 @@ TEST(PivotParser, Comments) {
 
 TEST(PivotParser, ErrorsCarryLineColumnAndExpectation) {
   EXPECT_EQ(ErrorOf(""), "line 1, column 1: expected 'From', found end of query");
-  EXPECT_EQ(ErrorOf("From x Inn A"),
-            "line 1, column 8: expected 'In', found identifier 'Inn'");
+  EXPECT_EQ(ErrorOf("From x Inn A"), "line 1, column 8: expected 'In', found identifier 'Inn'");
   EXPECT_EQ(ErrorOf("From x In A\nJoin y In B On x -> y"),
             "line 2, column 1: the join reads 'On x -> y': its left side must be the joined "
             "variable 'y'");
@@ -179,8 +178,7 @@ TEST(PivotParser, ErrorsCarryLineColumnAndExpectation) {
             "line 1, column 30: expected '->', found '='");
   EXPECT_EQ(ErrorOf("From x In A\n  Where x.a >"),
             "line 2, column 14: expected a value, a field or '(', found end of query");
-  EXPECT_EQ(ErrorOf("From x In A Select SUM(x)"),
-            "line 1, column 25: expected '.', found ')'");
+  EXPECT_EQ(ErrorOf("From x In A Select SUM(x)"), "line 1, column 25: expected '.', found ')'");
   EXPECT_EQ(ErrorOf("From x In A Select x.a,"),
             "line 1, column 24: expected a field or an aggregate, found end of query");
   EXPECT_EQ(ErrorOf("From x In A GroupBy 3"),

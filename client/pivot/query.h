@@ -32,9 +32,19 @@ struct FieldRef {
 };
 
 enum class BinaryOp : uint8_t {
-  kAdd, kSub, kMul, kDiv, kMod,
-  kEq, kNe, kLt, kLe, kGt, kGe,
-  kAnd, kOr,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kEq,
+  kNe,
+  kLt,
+  kLe,
+  kGt,
+  kGe,
+  kAnd,
+  kOr,
 };
 enum class UnaryOp : uint8_t { kNeg, kNot };
 
@@ -42,9 +52,9 @@ struct Expr {
   enum class Kind : uint8_t { kInt, kDouble, kString, kBool, kField, kUnary, kBinary };
   Kind kind = Kind::kInt;
   SourcePos pos;
-  int64_t i = 0;  // kInt, kBool (0/1)
-  double d = 0;   // kDouble
-  std::string s;  // kString
+  int64_t i = 0;   // kInt, kBool (0/1)
+  double d = 0;    // kDouble
+  std::string s;   // kString
   FieldRef field;  // kField
   UnaryOp unary_op = UnaryOp::kNeg;
   BinaryOp binary_op = BinaryOp::kAdd;
