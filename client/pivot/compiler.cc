@@ -132,6 +132,11 @@ class Compiler {
                                  [&](const FieldRef& f) { return in_subtree(index[f.var], cand); });
           if (all && (best == 0 || in_subtree(cand, best))) best = cand;
         }
+        // Filtering below a First/MostRecent join would change which tuples it keeps: such
+        // a conjunct stays above every non-All join on its way to the root.
+        for (int at = best; at > 0; at = nodes[at].parent) {
+          if (nodes[at].kind != JoinKind::kAll) best = nodes[at].parent;
+        }
         nodes[best].filters.push_back(std::shared_ptr<const Expr>(c->Clone()));
         placed.push_back({best, std::move(fields)});
       }
@@ -212,6 +217,7 @@ class Compiler {
         stack.push_back({*it, false});
       }
     }
+    std::map<int, std::vector<FieldRef>> nested_columns;  // a nested query's packed columns
     for (int node : order) {
       const Node& nd = nodes[node];
       // The variable's own fields, gathered from everything that reads them.
@@ -230,6 +236,7 @@ class Compiler {
         // node's advice is that query's, so emit nothing more here.
         std::vector<FieldRef> columns;
         RETURN_IF_ERROR(CompileQuery(*nd.source->query, out, &nd.var, nd.kind, nd.n, &columns));
+        nested_columns[node] = columns;
         for (const FieldRef& f : own) {
           if (std::find(columns.begin(), columns.end(), f) == columns.end()) {
             return InvalidArgument(
@@ -253,7 +260,7 @@ class Compiler {
         Op unpack;
         unpack.kind = OpKind::kUnpack;
         unpack.bag = BagOf(nodes[c].var);
-        unpack.fields = needed_above(c);
+        unpack.fields = nested_columns.count(c) ? nested_columns[c] : needed_above(c);
         if (c == pushed) {
           unpack.partial = true;
           unpack.fields = group_by;

@@ -63,19 +63,39 @@ at DN.DataTransferProtocol:
 }
 
 TEST(PivotCompiler, SelectionPushedToSource) {
-  EXPECT_EQ(CompileText("From x In A Join y In MostRecentN(2)(B) On y -> x "
+  EXPECT_EQ(CompileText("From x In A Join y In B On y -> x "
                         "Where y.n > 3 and x.m < 2 and x.m != y.n "
                         "GroupBy y.name Select y.name, MAX(x.m)"),
             R"(at B:
   OBSERVE y y.name y.n
   FILTER (y.n > 3)
-  PACK q1.y RECENTN(2) y.name y.n
+  PACK q1.y ALL y.name y.n
 at A:
   OBSERVE x x.m
   UNPACK q1.y y.name y.n
   FILTER (x.m < 2)
   FILTER (x.m != y.n)
   EMIT q1 GROUPBY y.name AGG MAX(x.m)
+)");
+}
+
+TEST(PivotCompiler, SelectionNotPushedBelowFirstOrMostRecent) {
+  EXPECT_EQ(CompileText("From x In A Join y In MostRecentN(2)(B) On y -> x "
+                        "Join z In C On z -> y Where y.n > 3 and z.k == 1 "
+                        "GroupBy y.name Select y.name, COUNT"),
+            R"(at C:
+  OBSERVE z z.k
+  PACK q1.z ALL z.k
+at B:
+  OBSERVE y y.name y.n
+  UNPACK q1.z z.k
+  PACK q1.y RECENTN(2) y.name y.n z.k
+at A:
+  OBSERVE x
+  UNPACK q1.y y.name y.n z.k
+  FILTER (y.n > 3)
+  FILTER (z.k == 1)
+  EMIT q1 GROUPBY y.name AGG COUNT
 )");
 }
 
@@ -104,7 +124,7 @@ at B:
   PACK q1.y FIRST z.host w.user AS y.host y.user
 at A:
   OBSERVE x
-  UNPACK q1.y y.user
+  UNPACK q1.y y.host y.user
   EMIT q1 GROUPBY y.user AGG COUNT
 )");
 }
