@@ -51,6 +51,7 @@ class Baggage {
   Bag& Get(const std::string& key) { return bags_[key]; }
   void Erase(const std::string& key) { bags_.erase(key); }
   const std::map<std::string, Bag>& bags() const { return bags_; }
+  std::map<std::string, Bag>& mutable_bags() { return bags_; }
 
   // Adds the other branch's tuples: per bag, tuples not already present are appended (up to
   // kMaxTuplesPerBag; beyond, the bag is marked overflowed).
