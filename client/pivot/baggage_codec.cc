@@ -239,6 +239,21 @@ StatusOr<Baggage> DecodeBaggageHeader(std::string_view value) {
   return b;
 }
 
+std::string CurrentBaggageHeader(size_t max_bytes) {
+  const Baggage* b = Baggage::Current();
+  return b ? EncodeBaggageHeader(*b, max_bytes) : std::string();
+}
+
+std::shared_ptr<Baggage> BaggageFromHeader(std::string_view value, Status* error) {
+  auto b = DecodeBaggageHeader(value);
+  if (!b.ok()) {
+    if (error) *error = b.status();
+    return std::make_shared<Baggage>();
+  }
+  if (error) *error = Status::Ok();
+  return std::make_shared<Baggage>(std::move(b).value());
+}
+
 namespace {
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 }  // namespace

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,13 @@ StatusOr<Baggage> DecodeBaggage(std::string_view bytes);
 // Header value (base64url of the binary form); "" for an empty baggage.
 std::string EncodeBaggageHeader(const Baggage& baggage, size_t max_bytes = kDefaultMaxBaggageBytes);
 StatusOr<Baggage> DecodeBaggageHeader(std::string_view value);
+
+// For an outgoing request: the header value of the thread's current baggage ("" when there
+// is none or it is empty: then send no header).
+std::string CurrentBaggageHeader(size_t max_bytes = kDefaultMaxBaggageBytes);
+// For an incoming request: the baggage to install with BaggageScope (empty for an absent
+// header). A malformed header gives an empty baggage and the error, never a crash.
+std::shared_ptr<Baggage> BaggageFromHeader(std::string_view value, Status* error = nullptr);
 
 std::string Base64UrlEncode(std::string_view bytes);
 StatusOr<std::string> Base64UrlDecode(std::string_view text);

@@ -140,6 +140,25 @@ TEST(PivotBaggage, BranchCopiesJoinMergesWithoutDuplicates) {
   EXPECT_TRUE(Baggage::Current()->Find("q2.o")->overflow);
 }
 
+TEST(PivotBaggage, AcrossProcessesThroughTheHeader) {
+  EXPECT_EQ(CurrentBaggageHeader(), "");  // no baggage: no header
+  std::string header;
+  {
+    BaggageScope caller(std::make_shared<Baggage>(Sample()));
+    header = CurrentBaggageHeader();
+  }
+  ASSERT_FALSE(header.empty());
+  Status error;
+  BaggageScope callee(BaggageFromHeader(header, &error));
+  EXPECT_TRUE(error.ok());
+  EXPECT_EQ(*Baggage::Current(), Sample());
+
+  auto bad = BaggageFromHeader("AQ", &error);  // version byte, then nothing
+  EXPECT_TRUE(bad->empty());
+  EXPECT_EQ(error.ToString(),
+            "Cannot decode causeway-baggage header: CAUSED BY truncated at offset 1");
+}
+
 TEST(PivotBaggage, ScopesRestoreAndWithBaggageCarries) {
   EXPECT_EQ(Baggage::Current(), nullptr);
   {
