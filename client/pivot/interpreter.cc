@@ -1,0 +1,621 @@
+#include "pivot/interpreter.h"
+
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "causeway/tracepoint.h"
+
+namespace causeway::pivot {
+namespace {
+
+// Implicit fields, as negative indexes into a firing.
+constexpr int kHost = -1, kPid = -2, kProcName = -3, kTid = -4, kTimestamp = -5, kTracepoint = -6;
+
+std::mutex g_host_mu;
+std::string& HostName() {
+  static std::string host = [] {
+    char buf[256] = {};
+    gethostname(buf, sizeof buf - 1);
+    return std::string(buf);
+  }();
+  return host;
+}
+const std::string& ProcName() {
+  static const std::string name = [] {
+    std::ifstream in("/proc/self/comm");
+    std::string s;
+    std::getline(in, s);
+    return s;
+  }();
+  return name;
+}
+
+int ImplicitField(std::string_view name) {
+  if (name == "host") return kHost;
+  if (name == "pid") return kPid;
+  if (name == "procName") return kProcName;
+  if (name == "tid") return kTid;
+  if (name == "timestamp") return kTimestamp;
+  if (name == "tracepoint") return kTracepoint;
+  return 0;
+}
+
+Value FromFiring(const client::TracepointBase& tp, std::span<const client::TracepointValue> v,
+                 int index) {
+  if (index >= 0) {
+    const client::TracepointValue& x = v[static_cast<size_t>(index)];
+    switch (x.type) {
+      case client::FieldType::kInt64:
+        return Value::Int(x.i);
+      case client::FieldType::kUint64:
+        return x.u <= static_cast<uint64_t>(INT64_MAX) ? Value::Int(static_cast<int64_t>(x.u))
+                                                       : Value::Double(static_cast<double>(x.u));
+      case client::FieldType::kDouble:
+        return Value::Double(x.d);
+      case client::FieldType::kBool:
+        return Value::Bool(x.i != 0);
+      case client::FieldType::kString:
+        return Value::String(std::string(x.s));
+    }
+    return {};
+  }
+  switch (index) {
+    case kHost: {
+      std::lock_guard lock(g_host_mu);
+      return Value::String(HostName());
+    }
+    case kPid:
+      return Value::Int(getpid());
+    case kProcName:
+      return Value::String(ProcName());
+    case kTid:
+      return Value::Int(static_cast<int64_t>(syscall(SYS_gettid)));
+    case kTimestamp: {
+      timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      return Value::Int(int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec);
+    }
+    case kTracepoint:
+      return Value::String(tp.full_name());
+    default:
+      return {};
+  }
+}
+
+bool IsNumber(const Value& v) {
+  return v.type == Value::Type::kInt || v.type == Value::Type::kDouble ||
+         v.type == Value::Type::kBool;
+}
+double AsDouble(const Value& v) {
+  return v.type == Value::Type::kDouble ? v.d : static_cast<double>(v.i);
+}
+
+using ColumnOf = std::unordered_map<const Expr*, int>;
+
+// Evaluates `e` on tuple `t`; type errors and division by zero give null. Depth is bounded
+// by the parser (nesting and operator count).
+Value Eval(const Expr& e, const Tuple& t, const ColumnOf& cols) {
+  switch (e.kind) {
+    case Expr::Kind::kInt:
+      return Value::Int(e.i);
+    case Expr::Kind::kDouble:
+      return Value::Double(e.d);
+    case Expr::Kind::kString:
+      return Value::String(e.s);
+    case Expr::Kind::kBool:
+      return Value::Bool(e.i != 0);
+    case Expr::Kind::kField: {
+      auto it = cols.find(&e);
+      return it == cols.end() ? Value() : t[static_cast<size_t>(it->second)];
+    }
+    case Expr::Kind::kUnary: {
+      Value v = Eval(*e.lhs, t, cols);
+      if (e.unary_op == UnaryOp::kNot) {
+        return v.type == Value::Type::kBool ? Value::Bool(v.i == 0) : Value();
+      }
+      if (v.type == Value::Type::kInt) return Value::Int(static_cast<int64_t>(0ULL - v.i));
+      if (v.type == Value::Type::kDouble) return Value::Double(-v.d);
+      return {};
+    }
+    case Expr::Kind::kBinary:
+      break;
+  }
+  if (e.binary_op == BinaryOp::kAnd || e.binary_op == BinaryOp::kOr) {
+    Value l = Eval(*e.lhs, t, cols);
+    if (l.type != Value::Type::kBool) return {};
+    if (e.binary_op == BinaryOp::kAnd && !l.i) return Value::Bool(false);
+    if (e.binary_op == BinaryOp::kOr && l.i) return Value::Bool(true);
+    Value r = Eval(*e.rhs, t, cols);
+    return r.type == Value::Type::kBool ? r : Value();
+  }
+  const Value l = Eval(*e.lhs, t, cols);
+  const Value r = Eval(*e.rhs, t, cols);
+  switch (e.binary_op) {
+    case BinaryOp::kEq:
+    case BinaryOp::kNe:
+    case BinaryOp::kLt:
+    case BinaryOp::kLe:
+    case BinaryOp::kGt:
+    case BinaryOp::kGe: {
+      int cmp;
+      if (l.type == Value::Type::kString && r.type == Value::Type::kString) {
+        cmp = l.s < r.s ? -1 : l.s == r.s ? 0 : 1;
+      } else if (IsNumber(l) && IsNumber(r)) {
+        if (l.type != Value::Type::kDouble && r.type != Value::Type::kDouble) {
+          cmp = l.i < r.i ? -1 : l.i == r.i ? 0 : 1;
+        } else {
+          const double a = AsDouble(l), b = AsDouble(r);
+          if (std::isnan(a) || std::isnan(b)) return Value::Bool(e.binary_op == BinaryOp::kNe);
+          cmp = a < b ? -1 : a == b ? 0 : 1;
+        }
+      } else {
+        return {};
+      }
+      switch (e.binary_op) {
+        case BinaryOp::kEq:
+          return Value::Bool(cmp == 0);
+        case BinaryOp::kNe:
+          return Value::Bool(cmp != 0);
+        case BinaryOp::kLt:
+          return Value::Bool(cmp < 0);
+        case BinaryOp::kLe:
+          return Value::Bool(cmp <= 0);
+        case BinaryOp::kGt:
+          return Value::Bool(cmp > 0);
+        default:
+          return Value::Bool(cmp >= 0);
+      }
+    }
+    default:
+      break;
+  }
+  // Arithmetic: integers stay integers (wrapping), otherwise doubles.
+  if (!IsNumber(l) || !IsNumber(r)) return {};
+  if (l.type != Value::Type::kDouble && r.type != Value::Type::kDouble) {
+    const uint64_t a = static_cast<uint64_t>(l.i), b = static_cast<uint64_t>(r.i);
+    switch (e.binary_op) {
+      case BinaryOp::kAdd:
+        return Value::Int(static_cast<int64_t>(a + b));
+      case BinaryOp::kSub:
+        return Value::Int(static_cast<int64_t>(a - b));
+      case BinaryOp::kMul:
+        return Value::Int(static_cast<int64_t>(a * b));
+      case BinaryOp::kDiv:
+        if (r.i == 0 || (l.i == INT64_MIN && r.i == -1)) return {};
+        return Value::Int(l.i / r.i);
+      case BinaryOp::kMod:
+        if (r.i == 0 || (l.i == INT64_MIN && r.i == -1)) return {};
+        return Value::Int(l.i % r.i);
+      default:
+        return {};
+    }
+  }
+  const double a = AsDouble(l), b = AsDouble(r);
+  switch (e.binary_op) {
+    case BinaryOp::kAdd:
+      return Value::Double(a + b);
+    case BinaryOp::kSub:
+      return Value::Double(a - b);
+    case BinaryOp::kMul:
+      return Value::Double(a * b);
+    case BinaryOp::kDiv:
+      return b == 0 ? Value() : Value::Double(a / b);
+    case BinaryOp::kMod:
+      return b == 0 ? Value() : Value::Double(std::fmod(a, b));
+    default:
+      return {};
+  }
+}
+
+void ResolveExpr(const Expr& e, const std::vector<FieldRef>& scope, ColumnOf* out) {
+  if (e.kind == Expr::Kind::kField) {
+    auto it = std::find(scope.begin(), scope.end(), e.field);
+    if (it != scope.end()) (*out)[&e] = static_cast<int>(it - scope.begin());
+  }
+  if (e.lhs) ResolveExpr(*e.lhs, scope, out);
+  if (e.rhs) ResolveExpr(*e.rhs, scope, out);
+}
+
+int IndexIn(const std::vector<FieldRef>& scope, const FieldRef& f) {
+  auto it = std::find(scope.begin(), scope.end(), f);
+  return it == scope.end() ? -1 : static_cast<int>(it - scope.begin());
+}
+
+// A partial aggregate in a bag: sum, count, min, max.
+void AppendPartial(Tuple* t, const Partial& p) {
+  t->push_back(Value::Double(p.sum));
+  t->push_back(Value::Int(p.count));
+  t->push_back(Value::Double(p.min));
+  t->push_back(Value::Double(p.max));
+}
+Partial ReadPartial(const Tuple& t, size_t at) {
+  Partial p;
+  if (at + 4 > t.size()) return p;
+  p.sum = AsDouble(t[at]);
+  p.count = t[at + 1].i;
+  p.min = AsDouble(t[at + 2]);
+  p.max = AsDouble(t[at + 3]);
+  p.any = p.count > 0;
+  return p;
+}
+
+std::string GroupKey(const Tuple& t) {
+  std::string key;
+  for (const Value& v : t) {
+    key += static_cast<char>(v.type);
+    key += v.ToString();
+    key += '\0';
+  }
+  return key;
+}
+
+}  // namespace
+
+void SetPivotHostName(std::string host) {
+  std::lock_guard lock(g_host_mu);
+  HostName() = std::move(host);
+}
+
+void Partial::Add(double v) {
+  sum += v;
+  ++count;
+  if (!any || v < min) min = v;
+  if (!any || v > max) max = v;
+  any = true;
+}
+
+void Partial::Combine(const Partial& o) {
+  sum += o.sum;
+  count += o.count;
+  if (o.any) {
+    if (!any || o.min < min) min = o.min;
+    if (!any || o.max > max) max = o.max;
+    any = true;
+  }
+}
+
+double Partial::Result(Aggregate a) const {
+  switch (a) {
+    case Aggregate::kCount:
+      return static_cast<double>(count);
+    case Aggregate::kSum:
+      return sum;
+    case Aggregate::kMin:
+      return min;
+    case Aggregate::kMax:
+      return max;
+    case Aggregate::kAverage:
+      return count ? sum / static_cast<double>(count) : 0;
+    case Aggregate::kNone:
+      break;
+  }
+  return 0;
+}
+
+// One advice woven at its tracepoints. Everything is resolved before it is attached; OnFire
+// only reads it.
+class QueryRunner::Probe : public client::TracepointProbe {
+ public:
+  Probe(QueryRunner* runner, const Advice* advice) : runner_(runner), advice_(advice) {
+    std::vector<FieldRef> scope;
+    for (const Op& op : advice->ops) {
+      Step step;
+      step.op = &op;
+      switch (op.kind) {
+        case OpKind::kObserve:
+        case OpKind::kUnpack:
+          for (const FieldRef& f : op.fields) scope.push_back(f);
+          if (op.partial) {  // group columns, then 4 per aggregate
+            for (const auto& a : op.aggregates) {
+              for (int k = 0; k < 4; ++k) scope.push_back({"", a.name, {}});
+            }
+          }
+          break;
+        case OpKind::kFilter:
+          ResolveExpr(*op.predicate, scope, &step.expr_cols);
+          break;
+        case OpKind::kPack:
+        case OpKind::kEmit:
+          for (const FieldRef& f : op.fields) step.cols.push_back(IndexIn(scope, f));
+          for (const FieldRef& f : op.group_by) step.group_cols.push_back(IndexIn(scope, f));
+          for (const auto& a : op.aggregates) {
+            step.agg_cols.push_back(a.field.var.empty() ? -1 : IndexIn(scope, a.field));
+          }
+          if (op.kind == OpKind::kPack && op.pack != PackKind::kAggregate) {
+            step.group_cols.clear();  // the AS names
+          }
+          if (op.partial) {
+            step.group_cols.clear();
+            for (size_t i = 0; i < op.group_by.size(); ++i) {
+              step.group_cols.push_back(static_cast<int>(i));
+            }
+          }
+          break;
+      }
+      steps_.push_back(std::move(step));
+    }
+  }
+
+  // Maps the OBSERVE fields onto `tp`'s fields; must precede Attach.
+  Status Resolve(const client::TracepointBase& tp) {
+    std::vector<int> index;
+    for (const FieldRef& f : advice_->ops.front().fields) {
+      int at = 0;
+      const auto fields = tp.fields();
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (fields[i].name == f.field) at = static_cast<int>(i) + 1;
+      }
+      if (at > 0) {
+        index.push_back(at - 1);
+      } else if (int implicit = ImplicitField(f.field); implicit != 0) {
+        index.push_back(implicit);
+      } else {
+        return InvalidArgument(fmt::format("tracepoint {} has no field '{}' (for {})",
+                                           tp.full_name(), f.field, f.ToString()));
+      }
+    }
+    layouts_[tp.id()] = std::move(index);
+    return Status::Ok();
+  }
+
+  void OnFire(const client::TracepointBase& tp,
+              std::span<const client::TracepointValue> values) override {
+    runner_->CountFiring();
+    auto layout = layouts_.find(tp.id());
+    if (layout == layouts_.end()) return;
+    std::vector<Tuple> tuples(1);
+    for (int index : layout->second) tuples[0].push_back(FromFiring(tp, values, index));
+    for (const Step& step : steps_) {
+      const Op& op = *step.op;
+      switch (op.kind) {
+        case OpKind::kObserve:
+          break;
+        case OpKind::kUnpack: {
+          const Baggage* b = Baggage::Current();
+          const Bag* bag = b ? b->Find(op.bag) : nullptr;
+          if (!bag || bag->tuples.empty()) return;  // nothing happened before: no join
+          std::vector<Tuple> joined;
+          for (const Tuple& t : tuples) {
+            for (const Tuple& u : bag->tuples) {
+              if (joined.size() >= kMaxTuples) {
+                runner_->CountDropped(1);
+                continue;
+              }
+              Tuple j = t;
+              j.insert(j.end(), u.begin(), u.end());
+              joined.push_back(std::move(j));
+            }
+          }
+          tuples = std::move(joined);
+          break;
+        }
+        case OpKind::kFilter: {
+          std::erase_if(tuples, [&](const Tuple& t) {
+            Value v = Eval(*op.predicate, t, step.expr_cols);
+            if (v.type != Value::Type::kBool) {
+              runner_->CountTypeError();
+              return true;
+            }
+            return v.i == 0;
+          });
+          break;
+        }
+        case OpKind::kPack:
+          Pack(step, tuples);
+          break;
+        case OpKind::kEmit:
+          runner_->Emit(op, std::move(tuples),
+                        op.group_by.empty() && op.aggregates.empty() ? step.cols : step.group_cols,
+                        step.agg_cols, op.partial);
+          return;
+      }
+      if (tuples.empty()) return;
+    }
+  }
+
+ private:
+  struct Step {
+    const Op* op = nullptr;
+    std::vector<int> cols, group_cols, agg_cols;
+    ColumnOf expr_cols;
+  };
+
+  static Tuple Project(const Tuple& t, const std::vector<int>& cols) {
+    Tuple out;
+    out.reserve(cols.size());
+    for (int c : cols) out.push_back(c >= 0 && static_cast<size_t>(c) < t.size() ? t[c] : Value());
+    return out;
+  }
+
+  void Pack(const Step& step, const std::vector<Tuple>& tuples) {
+    const Op& op = *step.op;
+    Bag& bag = Baggage::EnsureCurrent().Get(op.bag);
+    if (op.pack == PackKind::kAggregate) {
+      const size_t g = step.group_cols.size();
+      for (const Tuple& t : tuples) {
+        Tuple group = Project(t, step.group_cols);
+        Tuple* slot = nullptr;
+        for (Tuple& existing : bag.tuples) {
+          if (std::equal(group.begin(), group.end(), existing.begin(), existing.begin() + g)) {
+            slot = &existing;
+          }
+        }
+        if (!slot) {
+          if (bag.tuples.size() >= kMaxTuplesPerBag) {
+            bag.overflow = true;
+            runner_->CountDropped(1);
+            continue;
+          }
+          Tuple fresh = group;
+          for (size_t a = 0; a < op.aggregates.size(); ++a) AppendPartial(&fresh, Partial());
+          bag.tuples.push_back(std::move(fresh));
+          slot = &bag.tuples.back();
+        }
+        for (size_t a = 0; a < op.aggregates.size(); ++a) {
+          Partial p = ReadPartial(*slot, g + 4 * a);
+          const int col = step.agg_cols[a];
+          if (col < 0) {
+            p.Add(0);
+          } else if (IsNumber(t[col])) {
+            p.Add(AsDouble(t[col]));
+          } else {
+            runner_->CountTypeError();
+            continue;
+          }
+          Tuple fresh;
+          AppendPartial(&fresh, p);
+          std::copy(fresh.begin(), fresh.end(), slot->begin() + static_cast<long>(g + 4 * a));
+        }
+      }
+      return;
+    }
+    const size_t cap = (op.pack == PackKind::kFirstN || op.pack == PackKind::kRecentN) ? op.n
+                       : (op.pack == PackKind::kFirst || op.pack == PackKind::kRecent)
+                           ? 1
+                           : kMaxTuplesPerBag;
+    for (const Tuple& t : tuples) {
+      Tuple p = Project(t, step.cols);
+      switch (op.pack) {
+        case PackKind::kFirst:
+        case PackKind::kFirstN:
+        case PackKind::kAll:
+          if (bag.tuples.size() >= cap) {
+            if (op.pack == PackKind::kAll) {
+              bag.overflow = true;
+              runner_->CountDropped(1);
+            }
+            continue;
+          }
+          bag.tuples.push_back(std::move(p));
+          break;
+        case PackKind::kRecent:
+        case PackKind::kRecentN:
+          bag.tuples.push_back(std::move(p));
+          if (bag.tuples.size() > cap) bag.tuples.erase(bag.tuples.begin());
+          break;
+        case PackKind::kAggregate:
+          break;
+      }
+    }
+  }
+
+  QueryRunner* runner_;
+  const Advice* advice_;
+  std::vector<Step> steps_;
+  std::map<uint32_t, std::vector<int>> layouts_;
+};
+
+QueryRunner::QueryRunner(CompiledQuery query) : query_(std::move(query)) {}
+
+QueryRunner::~QueryRunner() { Uninstall(); }
+
+StatusOr<size_t> QueryRunner::Install() {
+  Uninstall();
+  auto& registry = client::TracepointRegistry::Get();
+  std::vector<std::pair<std::shared_ptr<Probe>, std::vector<client::TracepointBase*>>> plan;
+  size_t woven = 0;
+  for (const Advice& advice : query_.advice) {
+    auto probe = std::make_shared<Probe>(this, &advice);
+    std::vector<client::TracepointBase*> targets;
+    for (client::TracepointBase* tp : registry.List()) {
+      std::string dotted = tp->full_name();
+      std::replace(dotted.begin(), dotted.end(), ':', '.');
+      for (const std::string& pattern : advice.tracepoints) {
+        if (client::GlobMatch(pattern, tp->full_name()) || client::GlobMatch(pattern, dotted)) {
+          RETURN_IF_ERROR(
+              probe->Resolve(*tp).WithContext(fmt::format("Cannot weave query {}", query_.id)));
+          targets.push_back(tp);
+          break;
+        }
+      }
+    }
+    plan.push_back({probe, std::move(targets)});
+  }
+  for (auto& [probe, targets] : plan) {
+    for (client::TracepointBase* tp : targets) woven += registry.Attach(tp->full_name(), probe);
+    probes_.push_back(probe);
+  }
+  return woven;
+}
+
+void QueryRunner::Uninstall() {
+  auto& registry = client::TracepointRegistry::Get();
+  for (const auto& p : probes_) registry.Detach(p.get());
+  probes_.clear();
+}
+
+void QueryRunner::Emit(const Op& emit, std::vector<Tuple>&& tuples,
+                       const std::vector<int>& group_cols, const std::vector<int>& agg_cols,
+                       bool partial_input) {
+  std::lock_guard lock(mu_);
+  if (emit.group_by.empty() && emit.aggregates.empty()) {
+    for (Tuple& t : tuples) {
+      if (rows_.size() >= kMaxRows) {
+        dropped_.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      Tuple row;
+      for (int c : group_cols) {
+        row.push_back(c >= 0 && static_cast<size_t>(c) < t.size() ? std::move(t[c]) : Value());
+      }
+      rows_.push_back({std::move(row), {}});
+      emitted_.fetch_add(1, std::memory_order_relaxed);
+    }
+    return;
+  }
+  const size_t g = group_cols.size();
+  for (const Tuple& t : tuples) {
+    Tuple group;
+    for (int c : group_cols) {
+      group.push_back(c >= 0 && static_cast<size_t>(c) < t.size() ? t[c] : Value());
+    }
+    std::string key = GroupKey(group);
+    auto it = groups_.find(key);
+    if (it == groups_.end()) {
+      if (groups_.size() >= kMaxGroups) {
+        dropped_.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      it = groups_.emplace(std::move(key), ResultRow{group, {}}).first;
+      it->second.partials.resize(emit.aggregates.size());
+    }
+    for (size_t a = 0; a < emit.aggregates.size(); ++a) {
+      if (partial_input) {
+        it->second.partials[a].Combine(ReadPartial(t, g + 4 * a));
+        continue;
+      }
+      const int col = agg_cols[a];
+      if (col < 0) {
+        it->second.partials[a].Add(0);
+      } else if (IsNumber(t[col])) {
+        it->second.partials[a].Add(AsDouble(t[col]));
+      } else {
+        type_errors_.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    emitted_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+std::vector<ResultRow> QueryRunner::TakeResults() {
+  std::lock_guard lock(mu_);
+  std::vector<ResultRow> out = std::move(rows_);
+  rows_.clear();
+  for (auto& [key, row] : groups_) out.push_back(std::move(row));
+  groups_.clear();
+  return out;
+}
+
+QueryStats QueryRunner::stats() const {
+  return {firings_.load(), emitted_.load(), dropped_.load(), type_errors_.load()};
+}
+
+}  // namespace causeway::pivot

@@ -1,0 +1,95 @@
+// The advice interpreter: runs a CompiledQuery's advice on tracepoint firings.
+//
+// Install() attaches one probe per Advice through TracepointRegistry (woven at run time,
+// removed by Uninstall() or destruction). On each firing the probe OBSERVEs the fields it
+// needs, UNPACKs bags of the thread's current baggage (cross product, at most kMaxTuples
+// tuples), FILTERs, and PACKs into the baggage or EMITs into the query's in-process
+// aggregation. Every step is a bounded loop over bounded data (expressions are at most 512
+// operators, tuples and bags capped, groups capped), so a firing always terminates and the
+// memory held is bounded; whatever is dropped is counted.
+//
+// Besides their declared fields, all tracepoints expose host, pid, procName, tid, timestamp
+// (nanoseconds, CLOCK_REALTIME) and tracepoint.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "pivot/advice.h"
+#include "pivot/baggage.h"
+
+namespace causeway::pivot {
+
+inline constexpr size_t kMaxTuples = 1024;  // per firing, after UNPACK
+inline constexpr size_t kMaxGroups = 4096;  // per query and interval
+inline constexpr size_t kMaxRows = 4096;    // unaggregated rows per interval
+
+// Partial aggregate of one output column; merged with Combine().
+struct Partial {
+  double sum = 0;
+  int64_t count = 0;
+  double min = 0;
+  double max = 0;
+  bool any = false;  // min/max are set
+  void Add(double v);
+  void Combine(const Partial& o);
+  // The column's value for aggregate `a`.
+  double Result(Aggregate a) const;
+};
+
+struct ResultRow {
+  Tuple group;                    // group-by values, or the selected fields
+  std::vector<Partial> partials;  // one per aggregate
+};
+
+struct QueryStats {
+  uint64_t firings = 0;
+  uint64_t emitted = 0;
+  uint64_t dropped_tuples = 0;  // caps hit
+  uint64_t type_errors = 0;     // FILTER or aggregate on a value of the wrong type
+};
+
+class QueryRunner {
+ public:
+  explicit QueryRunner(CompiledQuery query);
+  ~QueryRunner();
+  QueryRunner(const QueryRunner&) = delete;
+  QueryRunner& operator=(const QueryRunner&) = delete;
+
+  // Weaves the advice; fails (and weaves nothing) if a tracepoint lacks a field the advice
+  // reads. Returns how many tracepoints were woven.
+  StatusOr<size_t> Install();
+  void Uninstall();
+
+  // The rows aggregated since the last call (the interval's partial results), emptied.
+  std::vector<ResultRow> TakeResults();
+  QueryStats stats() const;
+  const CompiledQuery& query() const { return query_; }
+
+  // Called by the probes.
+  void Emit(const Op& emit, std::vector<Tuple>&& tuples, const std::vector<int>& group_cols,
+            const std::vector<int>& agg_cols, bool partial_input);
+  void CountDropped(uint64_t n) { dropped_.fetch_add(n, std::memory_order_relaxed); }
+  void CountTypeError() { type_errors_.fetch_add(1, std::memory_order_relaxed); }
+  void CountFiring() { firings_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  class Probe;
+  CompiledQuery query_;
+  std::vector<std::shared_ptr<Probe>> probes_;
+  mutable std::mutex mu_;
+  std::map<std::string, ResultRow> groups_;  // key: encoded group values
+  std::vector<ResultRow> rows_;
+  std::atomic<uint64_t> firings_{0}, emitted_{0}, dropped_{0}, type_errors_{0};
+};
+
+// Host name used for the implicit `host` field (defaults to gethostname()).
+void SetPivotHostName(std::string host);
+
+}  // namespace causeway::pivot
