@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <fstream>
+#include <thread>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -366,8 +368,25 @@ class QueryRunner::Probe : public client::TracepointProbe {
     return Status::Ok();
   }
 
+  // A firing may have loaded the probe list just before Uninstall detached this probe: it
+  // then still calls OnFire, possibly after the runner is gone. Retire() (from Uninstall)
+  // turns such late firings away and waits for those already inside; the seq_cst pair
+  // (in_flight_ up, then live_ read / live_ down, then in_flight_ read) makes one side see
+  // the other.
   void OnFire(const client::TracepointBase& tp,
               std::span<const client::TracepointValue> values) override {
+    in_flight_.fetch_add(1);
+    if (live_.load()) Fire(tp, values);
+    in_flight_.fetch_sub(1);
+  }
+
+  void Retire() {
+    live_.store(false);
+    while (in_flight_.load() != 0) std::this_thread::yield();
+  }
+
+ private:
+  void Fire(const client::TracepointBase& tp, std::span<const client::TracepointValue> values) {
     runner_->CountFiring();
     auto layout = layouts_.find(tp.id());
     if (layout == layouts_.end()) return;
@@ -507,6 +526,8 @@ class QueryRunner::Probe : public client::TracepointProbe {
     }
   }
 
+  std::atomic<bool> live_{true};
+  std::atomic<int> in_flight_{0};
   QueryRunner* runner_;
   const Advice* advice_;
   std::vector<Step> steps_;
@@ -548,7 +569,10 @@ StatusOr<size_t> QueryRunner::Install() {
 
 void QueryRunner::Uninstall() {
   auto& registry = client::TracepointRegistry::Get();
-  for (const auto& p : probes_) registry.Detach(p.get());
+  for (const auto& p : probes_) {
+    registry.Detach(p.get());
+    p->Retire();  // no firing uses the runner after this
+  }
   probes_.clear();
 }
 
