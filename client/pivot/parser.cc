@@ -82,6 +82,17 @@ StatusOr<std::vector<Token>> Lex(std::string_view s) {
         if (s[j] == '.') dot = true;
         ++j;
       }
+      // An exponent (1e-05, 2.5E3): what the canonical printer writes for small and large
+      // doubles, so a printed query parses back to itself.
+      if (j < s.size() && (s[j] == 'e' || s[j] == 'E')) {
+        size_t k = j + 1;
+        if (k < s.size() && (s[k] == '+' || s[k] == '-')) ++k;
+        if (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) {
+          while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
+          j = k;
+          dot = true;
+        }
+      }
       t.kind = dot ? Tok::kDouble : Tok::kInt;
       t.text = std::string(s.substr(i, j - i));
       advance(j - i);

@@ -148,6 +148,15 @@ TEST(PivotParser, WherePrecedence) {
             "(((((x.a - 1) / 2) >= 3) and (not (x.ok == true))) or (x.s != \"a'b\"))");
 }
 
+TEST(PivotParser, ExponentsParseAndPrintBack) {
+  // Found by the fuzzer: small doubles print with an exponent, which must parse back.
+  Query q = MustParse("From x In A Where x.a > 0.0000106548 and x.b < 2.5E3 and x.c == 1e-2");
+  const std::string printed = q.where->ToString();
+  EXPECT_NE(printed.find("1.06548e-05"), std::string::npos) << printed;
+  Query again = MustParse("From x In A Where " + printed);
+  EXPECT_EQ(again.where->ToString(), printed);
+}
+
 TEST(PivotParser, SelectAggregates) {
   Query q = MustParse(
       "from x in A groupby x.h select x.h, count, sum(x.b), min(x.b), max(x.b), "

@@ -302,7 +302,19 @@ std::string_view SpanKindName(SpanKind k) {
   }
 }
 
+Status ParseSpanDocumentImpl(std::string_view text, const std::string& name, SpanSet* out);
+
 Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out) {
+  // nlohmann-json throws on shapes the checks above do not foresee (a number too large, a
+  // member of a non-object): every such case is bad input, reported with the file.
+  try {
+    return ParseSpanDocumentImpl(text, name, out);
+  } catch (const json::exception& e) {
+    return DataLoss(fmt::format("Cannot read spans: file={}: {}", name, e.what()));
+  }
+}
+
+Status ParseSpanDocumentImpl(std::string_view text, const std::string& name, SpanSet* out) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_discarded()) return ParseOne(doc, name, out);
   // JSON Lines: one document per line (OTLP file exporters write this).
@@ -320,7 +332,7 @@ Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet
       try {
         const json unused = json::parse(line);
         (void)unused;
-      } catch (const json::parse_error& e) {
+      } catch (const json::exception& e) {
         return DataLoss(
             fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no, e.what()));
       }

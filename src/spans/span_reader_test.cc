@@ -89,6 +89,10 @@ TEST(SpanReader, BadInputNamesTheFileAndThePlace) {
        "data[0].spans[0]: duration is missing, negative or not an integer"},
       {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"000","spanId":"02"}]}]}]})",
        "trace id is all zeros"},
+      // Shapes the library itself rejects (found by the fuzzer): a number beyond double's
+      // range, a Jaeger process that is not an object.
+      {"9e9020ed473", "file=x.json"},
+      {R"({"data":[{"processes":{"p1":7},"spans":[]}]})", "file=x.json"},
   };
   for (const auto& c : cases) {
     SpanSet set;
