@@ -1,5 +1,9 @@
 #include "pivot/parser.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -489,7 +493,9 @@ class Parser {
     }
     if (t.kind == Tok::kDouble) {
       e->kind = Expr::Kind::kDouble;
+      errno = 0;
       e->d = std::strtod(t.text.c_str(), nullptr);
+      if (errno == ERANGE || !std::isfinite(e->d)) return ErrorAt(t.pos, "number out of range");
       Next();
       return e;
     }
@@ -553,6 +559,30 @@ class Parser {
 
 }  // namespace
 
+namespace {
+
+// How deep the canonical text of an expression nests: every operator is printed inside
+// parentheses, and a unary one adds its own level on top ("(-x)").
+int PrintedDepth(const Expr* e) {
+  if (!e) return 0;
+  if (e->kind == Expr::Kind::kUnary) return 2 + PrintedDepth(e->lhs.get());
+  if (e->kind == Expr::Kind::kBinary)
+    return 1 + std::max(PrintedDepth(e->lhs.get()), PrintedDepth(e->rhs.get()));
+  return 0;
+}
+
+// The query itself counts one level; a nested query up to three (its parentheses, those of
+// a MostRecent((…)) form, and the query).
+int PrintedDepth(const Query& q) {
+  int d = PrintedDepth(q.where.get());
+  if (q.from.query) d = std::max(d, 2 + PrintedDepth(*q.from.query));
+  for (const Join& j : q.joins)
+    if (j.source.query) d = std::max(d, 2 + PrintedDepth(*j.source.query));
+  return 1 + d;
+}
+
+}  // namespace
+
 StatusOr<Query> Parse(std::string_view text) {
   if (text.size() > kMaxQueryBytes) {
     return InvalidArgument(fmt::format("query longer than {} bytes", kMaxQueryBytes));
@@ -562,6 +592,13 @@ StatusOr<Query> Parse(std::string_view text) {
   Parser parser(std::move(tokens).value());
   auto q = parser.ParseAll();
   if (!q.ok()) return q.status().WithContext("Cannot parse query");
+  // A chain such as a && b && c && … nests only in its canonical form, ((a && b) && c) …:
+  // refuse what could not be read back, so that every accepted query prints and re-parses.
+  if (PrintedDepth(*q) > kMaxNestingDepth)
+    return InvalidArgument(
+        fmt::format("Cannot parse query: CAUSED BY the expression nests deeper than {} levels once "
+                    "parenthesized; split it",
+                    kMaxNestingDepth));
   return q;
 }
 

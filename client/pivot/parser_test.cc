@@ -157,6 +157,28 @@ TEST(PivotParser, ExponentsParseAndPrintBack) {
   EXPECT_EQ(again.where->ToString(), printed);
 }
 
+TEST(PivotParser, NumbersBeyondDoublesAreRefused) {
+  auto q = Parse("From x In A Where x.a == 0.0003e106548");  // found by the fuzzer
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().ToString().find("number out of range"), std::string::npos)
+      << q.status().ToString();
+}
+
+TEST(PivotParser, LongChainsThatCouldNotBeReadBackAreRefused) {
+  // Found by the fuzzer: 40 && print as 40 nested parentheses, deeper than the limit.
+  std::string chain = "x.a > 0";
+  for (int i = 0; i < 40; ++i) chain += " && x.a > " + std::to_string(i);
+  auto q = Parse("From x In A Where " + chain);
+  ASSERT_FALSE(q.ok());
+  EXPECT_NE(q.status().ToString().find("nests deeper than"), std::string::npos)
+      << q.status().ToString();
+  // A shorter one parses, prints and reads back.
+  std::string shorter = "x.a > 0";
+  for (int i = 0; i < 10; ++i) shorter += " && -x.a > " + std::to_string(i);
+  Query ok = MustParse("From x In A Where " + shorter);
+  EXPECT_EQ(MustParse(ok.ToString()).ToString(), ok.ToString());
+}
+
 TEST(PivotParser, SelectAggregates) {
   Query q = MustParse(
       "from x in A groupby x.h select x.h, count, sum(x.b), min(x.b), max(x.b), "
