@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 #include <unordered_map>
@@ -24,6 +25,8 @@ constexpr int kHost = -1, kPid = -2, kProcName = -3, kTid = -4, kTimestamp = -5,
 std::mutex g_host_mu;
 std::string& HostName() {
   static std::string host = [] {
+    if (const char* env = std::getenv("CAUSEWAY_HOST"); env != nullptr && *env)
+      return std::string(env);
     char buf[256] = {};
     gethostname(buf, sizeof buf - 1);
     return std::string(buf);
@@ -249,16 +252,6 @@ Partial ReadPartial(const Tuple& t, size_t at) {
   return p;
 }
 
-std::string GroupKey(const Tuple& t) {
-  std::string key;
-  for (const Value& v : t) {
-    key += static_cast<char>(v.type);
-    key += v.ToString();
-    key += '\0';
-  }
-  return key;
-}
-
 }  // namespace
 
 void SetPivotHostName(std::string host) {
@@ -266,40 +259,9 @@ void SetPivotHostName(std::string host) {
   HostName() = std::move(host);
 }
 
-void Partial::Add(double v) {
-  sum += v;
-  ++count;
-  if (!any || v < min) min = v;
-  if (!any || v > max) max = v;
-  any = true;
-}
-
-void Partial::Combine(const Partial& o) {
-  sum += o.sum;
-  count += o.count;
-  if (o.any) {
-    if (!any || o.min < min) min = o.min;
-    if (!any || o.max > max) max = o.max;
-    any = true;
-  }
-}
-
-double Partial::Result(Aggregate a) const {
-  switch (a) {
-    case Aggregate::kCount:
-      return static_cast<double>(count);
-    case Aggregate::kSum:
-      return sum;
-    case Aggregate::kMin:
-      return min;
-    case Aggregate::kMax:
-      return max;
-    case Aggregate::kAverage:
-      return count ? sum / static_cast<double>(count) : 0;
-    case Aggregate::kNone:
-      break;
-  }
-  return 0;
+std::string PivotHostName() {
+  std::lock_guard lock(g_host_mu);
+  return HostName();
 }
 
 // One advice woven at its tracepoints. Everything is resolved before it is attached; OnFire

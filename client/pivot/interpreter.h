@@ -23,37 +23,13 @@
 #include "base/status.h"
 #include "pivot/advice.h"
 #include "pivot/baggage.h"
+#include "pivot/results.h"
 
 namespace causeway::pivot {
 
 inline constexpr size_t kMaxTuples = 1024;  // per firing, after UNPACK
 inline constexpr size_t kMaxGroups = 4096;  // per query and interval
 inline constexpr size_t kMaxRows = 4096;    // unaggregated rows per interval
-
-// Partial aggregate of one output column; merged with Combine().
-struct Partial {
-  double sum = 0;
-  int64_t count = 0;
-  double min = 0;
-  double max = 0;
-  bool any = false;  // min/max are set
-  void Add(double v);
-  void Combine(const Partial& o);
-  // The column's value for aggregate `a`.
-  double Result(Aggregate a) const;
-};
-
-struct ResultRow {
-  Tuple group;                    // group-by values, or the selected fields
-  std::vector<Partial> partials;  // one per aggregate
-};
-
-struct QueryStats {
-  uint64_t firings = 0;
-  uint64_t emitted = 0;
-  uint64_t dropped_tuples = 0;  // caps hit
-  uint64_t type_errors = 0;     // FILTER or aggregate on a value of the wrong type
-};
 
 class QueryRunner {
  public:
@@ -89,7 +65,9 @@ class QueryRunner {
   std::atomic<uint64_t> firings_{0}, emitted_{0}, dropped_{0}, type_errors_{0};
 };
 
-// Host name used for the implicit `host` field (defaults to gethostname()).
+// Host name used for the implicit `host` field: $CAUSEWAY_HOST when set (tests, containers),
+// else gethostname().
 void SetPivotHostName(std::string host);
+std::string PivotHostName();
 
 }  // namespace causeway::pivot

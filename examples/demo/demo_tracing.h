@@ -7,14 +7,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include <causeway/client.h>
+#include <causeway/tracepoint.h>
 #include <httplib.h>
 
 #include "base/status.h"
+#include "pivot/baggage.h"
 
 namespace causeway::demo {
 
@@ -50,5 +53,33 @@ DemoSpan StartServerSpan(std::string_view operation, const httplib::Request& req
 // A client span under `parent` (a new trace when there is none), injected into `headers`.
 DemoSpan StartClientSpan(std::string_view operation, const ParentContext& parent,
                          httplib::Headers& headers);
+
+// Pivot Tracing (client/pivot). The demo's tracepoints, for live queries with `causeway pivot`:
+//   demo:client_request  client (the load's client name), customer    the load, per request
+//   demo:request         service, operation                           every request served
+//   demo:bytes_read      service, from (the callee), bytes            every answer received
+//   demo:bytes_written   service, bytes                               every answer sent
+//   demo:driver_chosen   driver, eta_s                                the frontend's choice
+// Besides these, every tracepoint has host, pid, procName, tid, timestamp and tracepoint.
+extern client::Tracepoint<std::string_view, int64_t> tp_client_request;
+extern client::Tracepoint<std::string_view, std::string_view> tp_request;
+extern client::Tracepoint<std::string_view, std::string_view, int64_t> tp_bytes_read;
+extern client::Tracepoint<std::string_view, int64_t> tp_bytes_written;
+extern client::Tracepoint<std::string_view, double> tp_driver_chosen;
+
+// Starts the process's Pivot Tracing agent when CAUSEWAY_PIVOT_NATS names a NATS server (run
+// and load pass --pivot on as that variable). Without one, or if it cannot connect (said on
+// stderr), the process runs without: its tracepoints then cost one load and a branch.
+void StartPivot(std::string_view service);
+// Sends the agent's last results and removes its queries; call before the process exits.
+void StopPivot();
+// The name given to StartTracing/StartPivot ("frontend", "load"...), for tracepoints.
+std::string_view ServiceName();
+
+// The request's baggage (the tuples packed for happened-before joins) crosses processes in the
+// causeway-baggage header, beside traceparent: installed from an incoming request for the
+// lifetime of the returned scope, and added to outgoing calls.
+std::unique_ptr<pivot::BaggageScope> ScopeIncomingBaggage(const httplib::Request& req);
+void InjectBaggage(httplib::Headers& headers);
 
 }  // namespace causeway::demo

@@ -114,7 +114,9 @@ int RunFrontend(const FrontendOptions& o) {
     std::latch done(static_cast<ptrdiff_t>(drivers->size()));
     for (size_t i = 0; i < drivers->size(); ++i) {
       const std::string from = (*drivers)[i]["location"];
-      routes.Submit([&, i, from] {
+      // The route call runs on a pool thread: it carries a branch of the request's baggage.
+      routes.Submit([&, i, from, baggage = pivot::Baggage::Capture()] {
+        pivot::BaggageScope scope(baggage);
         auto body =
             CallService("route", o.route_url,
                         fmt::format("/route?from={}&to={}", from, customer_location), parent);
@@ -138,6 +140,8 @@ int RunFrontend(const FrontendOptions& o) {
         return ReplyError(res, ErrorStatus(answers[i].status), answers[i].status.message());
       if (answers[i].eta_s < best_eta) best_eta = answers[i].eta_s, best = i;
     }
+    const std::string chosen = (*drivers)[best]["id"];
+    CAUSEWAY_TRACEPOINT(tp_driver_chosen, chosen, best_eta);
     ReplyJson(res, {{"customer", *id},
                     {"driver", (*drivers)[best]["id"]},
                     {"eta_s", best_eta},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -37,6 +38,9 @@ Status ValidateLoad(const LoadOptions& o) {
     return InvalidArgument(
         fmt::format("--burst {} is more than --concurrency {}: a burst could not start together",
                     o.burst, o.concurrency));
+  if (o.clients.empty()) return InvalidArgument("--clients needs at least one name");
+  for (const auto& c : o.clients)
+    if (c.empty()) return InvalidArgument("--clients has an empty name");
   if (o.url.rfind("http://", 0) != 0)
     return InvalidArgument(fmt::format("--url must start with http://, got '{}'", o.url));
   return Status::Ok();
@@ -81,6 +85,12 @@ LoadResult RunLoad(const LoadOptions& o, const std::atomic<bool>& stop) {
       DemoSpan span = StartClientSpan("GET /dispatch", std::nullopt, headers);
       const int64_t customer = i % kCustomers + 1;
       span.SetInt("customer.id", customer);
+      // Each request starts a fresh baggage: what the client's tracepoint packs travels with
+      // this request only.
+      pivot::BaggageScope baggage(nullptr);
+      const std::string& client_name = o.clients[static_cast<size_t>(i) % o.clients.size()];
+      CAUSEWAY_TRACEPOINT(tp_client_request, client_name, customer);
+      InjectBaggage(headers);
       const Clock::time_point sent = Clock::now();
       httplib::Result r = client.Get(fmt::format("/dispatch?customer={}", customer), headers);
       const Clock::time_point answered = Clock::now();
@@ -93,6 +103,12 @@ LoadResult RunLoad(const LoadOptions& o, const std::atomic<bool>& stop) {
       if (r) span.SetInt("http.status_code", r->status);
       span.End();
       std::lock_guard lock(mutex);
+      LoadResult::Client& tally = result.clients[client_name];
+      ++tally.sent;
+      if (error.empty()) {
+        ++tally.ok;
+        tally.bytes += static_cast<int64_t>(r->body.size());
+      }
       last_answer = std::max(last_answer, answered);
       if (error.empty() && start < measured_from) {
         ++result.warmup_requests;
@@ -140,8 +156,17 @@ std::string SummaryText(const LoadResult& r, const LatencySummary& s, const std:
   return out;
 }
 
+void StartLoadPivot(const LoadOptions& o, std::string_view service) {
+  if (!o.pivot_nats.empty()) setenv("CAUSEWAY_PIVOT_NATS", o.pivot_nats.c_str(), 1);
+  StartPivot(service);
+}
+
 nlohmann::json SummaryJson(const LoadResult& r, const LatencySummary& s) {
-  return {{"count", s.count},
+  nlohmann::json clients = nlohmann::json::object();
+  for (const auto& [name, c] : r.clients)
+    clients[name] = {{"sent", c.sent}, {"ok", c.ok}, {"bytes", c.bytes}};
+  return {{"clients", std::move(clients)},
+          {"count", s.count},
           {"errors", r.errors},
           {"first_error", r.first_error},
           {"mean_ms", s.mean_ms},

@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,7 +24,18 @@ struct LoadOptions {
   // Requests scheduled in the first `warmup_s` seconds are sent but left out of the latency
   // summary and of the throughput (benchmarks measure the steady state).
   double warmup_s = 0;
+  // The load's clients: request i is sent by clients[i % n], named in the demo:client_request
+  // tracepoint and counted in LoadResult::clients (what Pivot Tracing queries are checked
+  // against).
+  std::vector<std::string> clients = {"web", "mobile", "partner"};
+  // NATS server of `causeway pivot`: the load (and, under `run`, every service) starts a Pivot
+  // Tracing agent there. Empty: $CAUSEWAY_PIVOT_NATS, if set.
+  std::string pivot_nats;
 };
+
+// Exports pivot_nats as CAUSEWAY_PIVOT_NATS (the services `run` spawns inherit it) and starts
+// this process's agent as `service`.
+void StartLoadPivot(const LoadOptions& options, std::string_view service);
 
 // An error names the flag and the allowed values.
 Status ValidateLoad(const LoadOptions& options);
@@ -33,6 +46,12 @@ struct LoadResult {
   std::string first_error;
   double wall_s = 0;            // from the first measured scheduled start to the last answer
   int64_t warmup_requests = 0;  // sent during the warm-up, not in latencies_ms
+  struct Client {
+    int64_t sent = 0;
+    int64_t ok = 0;
+    int64_t bytes = 0;  // body bytes of the successful answers
+  };
+  std::map<std::string, Client> clients;  // warm-up included: every request sent
 };
 
 // Sends the requests; each is the root of a trace when tracing is on. Stops claiming new

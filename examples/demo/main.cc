@@ -41,6 +41,15 @@ void AddLoadOptions(CLI::App* cmd, causeway::demo::LoadOptions& o) {
   cmd->add_option("--warmup", o.warmup_s,
                   "Seconds of requests sent but left out of the latency summary (benchmarks "
                   "measure the steady state)");
+  cmd->add_option("--clients", o.clients,
+                  "Names of the load's clients, comma-separated: request i comes from client i "
+                  "mod N (the demo:client_request tracepoint; the JSON summary counts requests "
+                  "and answer bytes per client)")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--pivot", o.pivot_nats,
+                  "NATS server of `causeway pivot` (nats://HOST:PORT): every process starts a "
+                  "Pivot Tracing agent there (default: $CAUSEWAY_PIVOT_NATS, if set)");
 }
 
 }  // namespace
@@ -211,7 +220,9 @@ int main(int argc, char** argv) {
       return 1;
     }
     causeway::demo::StopSignalWatcher signals;
+    causeway::demo::StartLoadPivot(load, "load");
     const auto result = causeway::demo::RunLoad(load, signals.stop());
+    causeway::demo::StopPivot();
     causeway::demo::StopTracing();
     const auto summary = causeway::demo::Summarize(result.latencies_ms, result.wall_s);
     if (load_format == "json")

@@ -143,6 +143,7 @@ int RunDemo(const RunOptions& in) {
   };
   auto fail_run = [&](const Status& s) {
     if (!stopped()) fmt::print(stderr, "causeway-demo run: {}\n", s.ToString());
+    StopPivot();
     return exit_code(1);
   };
 
@@ -167,6 +168,7 @@ int RunDemo(const RunOptions& in) {
     }
   }
   if (Status s = StartTracing("load", spans_dir); !s.ok()) return fail_run(s);
+  StartLoadPivot(o.load, "load");  // before the services start: they inherit --pivot
 
   std::vector<std::string> env;
   if (!o.trace_dir.empty()) env.push_back("CAUSEWAY_TRACE_DIR=" + o.trace_dir);
@@ -232,6 +234,7 @@ int RunDemo(const RunOptions& in) {
              urls[3], urls[0], urls[1], urls[2], fault_list);
   o.load.url = urls[3];
   const LoadResult result = RunLoad(o.load, signals.stop());
+  StopPivot();
   StopTracing();
   const bool services_ok = demo.StopServices();
   const bool faults_ok = demo.RemoveFaults();

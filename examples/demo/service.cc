@@ -30,6 +30,9 @@ int ServeForever(std::string_view service, const ServiceOptions& o,
     fmt::print(stderr, "causeway-demo {}: {}\n", service, s.ToString());
     return 1;
   }
+  // Before the port is reported: the queries already running are woven before the first
+  // request arrives.
+  StartPivot(service);
   httplib::Server server;
   const size_t threads = static_cast<size_t>(o.threads);
   server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
@@ -55,6 +58,7 @@ int ServeForever(std::string_view service, const ServiceOptions& o,
   if (!bound) {
     fmt::print(stderr, "causeway-demo {}: cannot listen on {}:{}: {}\n", service, o.host, o.port,
                errno ? strerror(errno) : "address not usable");
+    StopPivot();
     StopTracing();
     return 1;
   }
@@ -67,6 +71,7 @@ int ServeForever(std::string_view service, const ServiceOptions& o,
     if (write(o.ready_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
       fmt::print(stderr, "causeway-demo {}: cannot report the port on fd {}: {}\n", service,
                  o.ready_fd, strerror(errno));
+      StopPivot();
       StopTracing();
       return 1;
     }
@@ -89,6 +94,7 @@ int ServeForever(std::string_view service, const ServiceOptions& o,
   done = true;
   pthread_kill(waiter.native_handle(), SIGTERM);  // wakes the waiter if no signal came
   waiter.join();
+  StopPivot();
   StopTracing();
   return ok ? 0 : 1;
 }
@@ -96,9 +102,12 @@ int ServeForever(std::string_view service, const ServiceOptions& o,
 httplib::Server::Handler Traced(std::string operation, TracedHandler handler) {
   return [operation = std::move(operation), handler = std::move(handler)](
              const httplib::Request& req, httplib::Response& res) {
+    const auto baggage = ScopeIncomingBaggage(req);
+    CAUSEWAY_TRACEPOINT(tp_request, ServiceName(), operation);
     DemoSpan span = StartServerSpan(operation, req);
     handler(req, res, span);
     span.SetInt("http.status_code", res.status < 0 ? 200 : res.status);
+    CAUSEWAY_TRACEPOINT(tp_bytes_written, ServiceName(), static_cast<int64_t>(res.body.size()));
   };
 }
 
@@ -134,6 +143,7 @@ StatusOr<std::string> CallService(std::string_view service, const std::string& b
   DemoSpan span = StartClientSpan(fmt::format("GET {}", target.substr(0, q)), parent, headers);
   span.SetString("peer.service", service);
   span.SetString("http.url", base_url + target);
+  InjectBaggage(headers);
   httplib::Result r = client->Get(target, headers);
   if (!r) {
     span.SetString("error", DescribeHttpError(r.error()));
@@ -147,6 +157,7 @@ StatusOr<std::string> CallService(std::string_view service, const std::string& b
         r->status == 404 ? StatusCode::kNotFound : StatusCode::kIoError,
         fmt::format("{} service at {} answered {}: {}", service, base_url, r->status, r->body));
   }
+  CAUSEWAY_TRACEPOINT(tp_bytes_read, ServiceName(), service, static_cast<int64_t>(r->body.size()));
   return std::move(r->body);
 }
 

@@ -20,5 +20,6 @@ Runner RegisterSync(CLI::App& app);
 Runner RegisterRequests(CLI::App& app);
 Runner RegisterRequest(CLI::App& app);
 Runner RegisterExport(CLI::App& app);
+Runner RegisterPivot(CLI::App& app);
 
 }  // namespace causeway::cli

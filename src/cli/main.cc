@@ -25,13 +25,14 @@ int main(int argc, char** argv) {
   causeway::cli::Runner requests = causeway::cli::RegisterRequests(app);
   causeway::cli::Runner request = causeway::cli::RegisterRequest(app);
   causeway::cli::Runner export_ = causeway::cli::RegisterExport(app);
+  causeway::cli::Runner pivot = causeway::cli::RegisterPivot(app);
   const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
                                              [&](CLI::App* c) { return c->check_name(argv[1]); });
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
                  "causeway: unknown command '%s' (commands: record, snapshot, events, stats, "
-                 "threads, critpath, sync, requests, request, export; see "
+                 "threads, critpath, sync, requests, request, export, pivot; see "
                  "causeway --help)\n",
                  argv[1]);
     return 2;
@@ -52,5 +53,6 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("requests")) return requests();
   if (app.got_subcommand("request")) return request();
   if (app.got_subcommand("export")) return export_();
+  if (app.got_subcommand("pivot")) return pivot();
   return 2;
 }

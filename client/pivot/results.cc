@@ -1,0 +1,89 @@
+#include "pivot/results.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace causeway::pivot {
+
+void Partial::Add(double v) {
+  sum += v;
+  ++count;
+  if (!any || v < min) min = v;
+  if (!any || v > max) max = v;
+  any = true;
+}
+
+void Partial::Combine(const Partial& o) {
+  sum += o.sum;
+  count += o.count;
+  if (o.any) {
+    if (!any || o.min < min) min = o.min;
+    if (!any || o.max > max) max = o.max;
+    any = true;
+  }
+}
+
+double Partial::Result(Aggregate a) const {
+  switch (a) {
+    case Aggregate::kCount:
+      return static_cast<double>(count);
+    case Aggregate::kSum:
+      return sum;
+    case Aggregate::kMin:
+      return min;
+    case Aggregate::kMax:
+      return max;
+    case Aggregate::kAverage:
+      return count ? sum / static_cast<double>(count) : 0;
+    case Aggregate::kNone:
+      break;
+  }
+  return 0;
+}
+
+std::string GroupKey(const Tuple& t) {
+  std::string key;
+  for (const Value& v : t) {
+    key += static_cast<char>(v.type);
+    key += v.ToString();
+    key += '\0';
+  }
+  return key;
+}
+
+void ResultTable::Add(const ResultRow& row) {
+  if (aggregates_ == 0) {
+    if (plain_.size() >= max_plain_rows_) {
+      ++dropped_;
+      return;
+    }
+    plain_.push_back(row);
+    return;
+  }
+  auto [it, inserted] = groups_.try_emplace(GroupKey(row.group));
+  if (inserted) {
+    it->second.group = row.group;
+    it->second.partials.resize(aggregates_);
+  }
+  for (size_t a = 0; a < aggregates_ && a < row.partials.size(); ++a) {
+    it->second.partials[a].Combine(row.partials[a]);
+  }
+}
+
+std::vector<ResultRow> ResultTable::Rows() const {
+  if (aggregates_ == 0) return plain_;
+  std::vector<ResultRow> out;
+  out.reserve(groups_.size());
+  for (const auto& [key, row] : groups_) out.push_back(row);
+  return out;
+}
+
+std::string FormatNumber(double v) {
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 9.007199254740992e15) {
+    return fmt::format("{}", static_cast<int64_t>(v));
+  }
+  return fmt::format("{:.6g}", v);
+}
+
+}  // namespace causeway::pivot
