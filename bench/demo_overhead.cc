@@ -6,9 +6,19 @@
 // The four configurations run interleaved, RUNS times each; the table gives the medians of
 // mean latency, p99 latency and throughput, and C-1, C-2 relative to B.
 //
-// Usage: demo_overhead CAUSEWAY CAUSEWAY_DEMO [--runs N] [--rate R] [--duration S] [--warmup S]
-// (scripts/bench_overhead.sh builds and runs it as root).
+// With --suite pivot, Pivot Tracing's cost instead (seed 001 Table 3's setup), against a real
+// nats-server started here:
+//   B   spans, no agents
+//   P-0 spans + an agent in every process, no query
+//   P-5 spans + agents + five queries installed with `causeway pivot` (the paper's Q3-Q7:
+//       counts, sums, a happened-before join through the baggage, averages)
+//
+// Usage: demo_overhead CAUSEWAY CAUSEWAY_DEMO [--suite tracing|pivot] [--runs N] [--rate R]
+//        [--duration S] [--warmup S]
+// (scripts/bench_overhead.sh and scripts/bench_pivot.sh build and run it).
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -75,6 +85,33 @@ Sample Parse(const std::string& out) {
   std::exit(1);
 }
 
+// A background process (nats-server, `causeway pivot`), stopped with SIGINT.
+pid_t Start(const std::string& cmd) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
+    _exit(127);
+  }
+  return pid;
+}
+
+void Stop(pid_t pid) {
+  kill(pid, SIGINT);
+  waitpid(pid, nullptr, 0);
+}
+
+// The queries of the P-5 configuration, in the shapes of seed 001's Q3-Q7.
+const char* const kPivotQueries[] = {
+    "From r In demo:request GroupBy r.host, r.service Select r.host, r.service, COUNT",
+    "From b In demo:bytes_written Join c In First(demo:client_request) On c -> b "
+    "GroupBy c.client, b.service Select c.client, b.service, SUM(b.bytes)",
+    "From r In demo:bytes_read Join c In First(demo:client_request) On c -> r "
+    "GroupBy c.client, r.from Select c.client, r.from, SUM(r.bytes), COUNT",
+    "From d In demo:driver_chosen GroupBy d.driver Select d.driver, COUNT, AVERAGE(d.eta_s)",
+    "From b In demo:bytes_written Where b.bytes > 100 GroupBy b.service "
+    "Select b.service, MIN(b.bytes), MAX(b.bytes), AVERAGE(b.bytes)",
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,6 +124,7 @@ int main(int argc, char** argv) {
   const std::string causeway = argv[1], demo = argv[2];
   int runs = 5;
   double rate = 50, duration = 10, warmup = 2;
+  std::string suite = "tracing";
   for (int i = 3; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--runs") {
@@ -97,6 +135,12 @@ int main(int argc, char** argv) {
       duration = std::atof(argv[i + 1]);
     } else if (flag == "--warmup") {
       warmup = std::atof(argv[i + 1]);
+    } else if (flag == "--suite") {
+      suite = argv[i + 1];
+      if (suite != "tracing" && suite != "pivot") {
+        std::fprintf(stderr, "demo_overhead: --suite is tracing or pivot\n");
+        return 2;
+      }
     } else {
       std::fprintf(stderr, "demo_overhead: unknown flag %s\n", flag.c_str());
       return 2;
@@ -114,26 +158,51 @@ int main(int argc, char** argv) {
     const char* name;
     std::string cmd;
     std::vector<Sample> samples;
+    bool queries = false;  // install kPivotQueries around the run
   };
-  std::vector<Config> configs = {
-      {"A   no tracing", demo + load + " --tracing none", {}},
-      {"B   spans", demo + load + " --spans-dir " + tmp + "/spans", {}},
-      {"C-1 spans + kernel snapshot",
-       causeway + " record --snapshot -o " + tmp + "/rec --format json -- " + demo + load,
-       {}},
-      {"C-2 spans + kernel to disk",
-       causeway + " record -o " + tmp + "/rec --format json -- " + demo + load,
-       {}},
-  };
+  const std::string nats_url = "nats://127.0.0.1:14259";
+  pid_t nats = -1;
+  std::vector<Config> configs;
+  if (suite == "pivot") {
+    nats = Start("nats-server -a 127.0.0.1 -p 14259 >/dev/null 2>&1");
+    sleep(1);
+    const std::string spans = " --spans-dir " + tmp + "/spans";
+    configs = {
+        {"B   spans, no agents", demo + load + spans, {}},
+        {"P-0 agents, no query", demo + load + spans + " --pivot " + nats_url, {}},
+        {"P-5 agents, 5 queries", demo + load + spans + " --pivot " + nats_url, {}, true},
+    };
+  } else {
+    configs = {
+        {"A   no tracing", demo + load + " --tracing none", {}},
+        {"B   spans", demo + load + " --spans-dir " + tmp + "/spans", {}},
+        {"C-1 spans + kernel snapshot",
+         causeway + " record --snapshot -o " + tmp + "/rec --format json -- " + demo + load,
+         {}},
+        {"C-2 spans + kernel to disk",
+         causeway + " record -o " + tmp + "/rec --format json -- " + demo + load,
+         {}},
+    };
+  }
   for (int r = 0; r < runs; ++r) {
     for (Config& c : configs) {
       std::filesystem::remove_all(tmp + "/rec");
       std::filesystem::remove_all(tmp + "/spans");
       std::fprintf(stderr, "run %d/%d: %s\n", r + 1, runs, c.name);
+      std::vector<pid_t> queries;
+      if (c.queries) {
+        for (const char* q : kPivotQueries) {
+          queries.push_back(Start(causeway + " pivot '" + q + "' --nats " + nats_url +
+                                  " --format jsonl >/dev/null 2>&1"));
+        }
+        sleep(1);  // installed (the agents also ask for them when they start)
+      }
       c.samples.push_back(Parse(Run(c.cmd + " 2>/dev/null")));
+      for (pid_t q : queries) Stop(q);
     }
   }
   std::filesystem::remove_all(tmp);
+  if (nats > 0) Stop(nats);
 
   std::printf("demo at %g requests/s for %g s, %d interleaved runs each, medians\n", rate, duration,
               runs);
@@ -152,7 +221,7 @@ int main(int argc, char** argv) {
       b_mean = m;
       b_p99 = p;
     }
-    if (c.name[0] == 'C' && b_mean > 0) {
+    if ((c.name[0] == 'C' || c.name[0] == 'P') && b_mean > 0) {
       std::printf("%-30s %10.2f %10.2f %12.1f %+13.1f%% %+13.1f%%\n", c.name, m, p, t,
                   100 * (m / b_mean - 1), 100 * (p / b_p99 - 1));
     } else {

@@ -326,7 +326,13 @@ class QueryRunner::Probe : public client::TracepointProbe {
                                            tp.full_name(), f.field, f.ToString()));
       }
     }
-    layouts_[tp.id()] = std::move(index);
+    for (auto& [id, known] : layouts_) {
+      if (id == tp.id()) {
+        known = std::move(index);
+        return Status::Ok();
+      }
+    }
+    layouts_.emplace_back(tp.id(), std::move(index));
     return Status::Ok();
   }
 
@@ -350,10 +356,17 @@ class QueryRunner::Probe : public client::TracepointProbe {
  private:
   void Fire(const client::TracepointBase& tp, std::span<const client::TracepointValue> values) {
     runner_->CountFiring();
-    auto layout = layouts_.find(tp.id());
-    if (layout == layouts_.end()) return;
-    std::vector<Tuple> tuples(1);
-    for (int index : layout->second) tuples[0].push_back(FromFiring(tp, values, index));
+    const std::vector<int>* layout = nullptr;
+    for (const auto& [id, index] : layouts_) {
+      if (id == tp.id()) layout = &index;
+    }
+    if (layout == nullptr) return;
+    // Reused per thread: a firing allocates nothing for its first tuple once warm. (A probe
+    // never fires a tracepoint, so there is no reentrance on one thread.)
+    thread_local std::vector<Tuple> tuples;
+    tuples.resize(1);
+    tuples[0].resize(layout->size());
+    for (size_t i = 0; i < layout->size(); ++i) tuples[0][i] = FromFiring(tp, values, (*layout)[i]);
     for (const Step& step : steps_) {
       const Op& op = *step.op;
       switch (op.kind) {
@@ -363,7 +376,8 @@ class QueryRunner::Probe : public client::TracepointProbe {
           const Baggage* b = Baggage::Current();
           const Bag* bag = b ? b->Find(op.bag) : nullptr;
           if (!bag || bag->tuples.empty()) return;  // nothing happened before: no join
-          std::vector<Tuple> joined;
+          thread_local std::vector<Tuple> joined;
+          joined.clear();
           for (const Tuple& t : tuples) {
             for (const Tuple& u : bag->tuples) {
               if (joined.size() >= kMaxTuples) {
@@ -375,7 +389,7 @@ class QueryRunner::Probe : public client::TracepointProbe {
               joined.push_back(std::move(j));
             }
           }
-          tuples = std::move(joined);
+          tuples.swap(joined);
           break;
         }
         case OpKind::kFilter: {
@@ -493,7 +507,7 @@ class QueryRunner::Probe : public client::TracepointProbe {
   QueryRunner* runner_;
   const Advice* advice_;
   std::vector<Step> steps_;
-  std::map<uint32_t, std::vector<int>> layouts_;
+  std::vector<std::pair<uint32_t, std::vector<int>>> layouts_;  // per tracepoint id
 };
 
 QueryRunner::QueryRunner(CompiledQuery query) : query_(std::move(query)) {}
@@ -558,19 +572,21 @@ void QueryRunner::Emit(const Op& emit, std::vector<Tuple>&& tuples,
     return;
   }
   const size_t g = group_cols.size();
+  // The group of each tuple is built in a reused buffer and copied only for a new group.
+  thread_local Tuple group;
   for (const Tuple& t : tuples) {
-    Tuple group;
-    for (int c : group_cols) {
-      group.push_back(c >= 0 && static_cast<size_t>(c) < t.size() ? t[c] : Value());
+    group.resize(group_cols.size());
+    for (size_t i = 0; i < group_cols.size(); ++i) {
+      const int c = group_cols[i];
+      group[i] = c >= 0 && static_cast<size_t>(c) < t.size() ? t[c] : Value();
     }
-    std::string key = GroupKey(group);
-    auto it = groups_.find(key);
+    auto it = groups_.find(group);
     if (it == groups_.end()) {
       if (groups_.size() >= kMaxGroups) {
         dropped_.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
-      it = groups_.emplace(std::move(key), ResultRow{group, {}}).first;
+      it = groups_.emplace(group, ResultRow{group, {}}).first;
       it->second.partials.resize(emit.aggregates.size());
     }
     for (size_t a = 0; a < emit.aggregates.size(); ++a) {

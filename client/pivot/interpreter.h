@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -60,7 +61,7 @@ class QueryRunner {
   CompiledQuery query_;
   std::vector<std::shared_ptr<Probe>> probes_;
   mutable std::mutex mu_;
-  std::map<std::string, ResultRow> groups_;  // key: encoded group values
+  std::unordered_map<Tuple, ResultRow, TupleHash> groups_;
   std::vector<ResultRow> rows_;
   std::atomic<uint64_t> firings_{0}, emitted_{0}, dropped_{0}, type_errors_{0};
 };

@@ -42,6 +42,29 @@ double Partial::Result(Aggregate a) const {
   return 0;
 }
 
+size_t TupleHash::operator()(const Tuple& t) const {
+  size_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](size_t v) { h = (h ^ v) * 0x100000001b3ull; };
+  for (const Value& v : t) {
+    mix(static_cast<size_t>(v.type));
+    switch (v.type) {
+      case Value::Type::kInt:
+      case Value::Type::kBool:
+        mix(std::hash<int64_t>()(v.i));
+        break;
+      case Value::Type::kDouble:
+        mix(std::hash<double>()(v.d));
+        break;
+      case Value::Type::kString:
+        mix(std::hash<std::string>()(v.s));
+        break;
+      case Value::Type::kNull:
+        break;
+    }
+  }
+  return h;
+}
+
 std::string GroupKey(const Tuple& t) {
   std::string key;
   for (const Value& v : t) {

@@ -43,6 +43,11 @@ struct QueryStats {
   uint64_t type_errors = 0;     // FILTER or aggregate on a value of the wrong type
 };
 
+// Hash of a tuple's types and values, for grouping without building a key.
+struct TupleHash {
+  size_t operator()(const Tuple& t) const;
+};
+
 // An injective encoding of a tuple (type and value of each member), for grouping.
 std::string GroupKey(const Tuple& t);
 
