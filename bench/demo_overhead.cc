@@ -24,6 +24,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -162,6 +164,7 @@ int main(int argc, char** argv) {
   };
   const std::string nats_url = "nats://127.0.0.1:14259";
   pid_t nats = -1;
+  uint64_t query_firings = 0;  // P-5: firings the queries saw, all runs
   std::vector<Config> configs;
   if (suite == "pivot") {
     nats = Start("nats-server -a 127.0.0.1 -p 14259 >/dev/null 2>&1");
@@ -191,14 +194,28 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "run %d/%d: %s\n", r + 1, runs, c.name);
       std::vector<pid_t> queries;
       if (c.queries) {
-        for (const char* q : kPivotQueries) {
-          queries.push_back(Start(causeway + " pivot '" + q + "' --nats " + nats_url +
-                                  " --format jsonl >/dev/null 2>&1"));
+        for (size_t q = 0; q < std::size(kPivotQueries); ++q) {
+          queries.push_back(Start(causeway + " pivot '" + kPivotQueries[q] + "' --nats " +
+                                  nats_url + " --format jsonl >" + tmp + "/q" + std::to_string(q) +
+                                  ".jsonl 2>/dev/null"));
         }
         sleep(1);  // installed (the agents also ask for them when they start)
       }
       c.samples.push_back(Parse(Run(c.cmd + " 2>/dev/null")));
       for (pid_t q : queries) Stop(q);
+      // The queries must really have run: their totals count the firings they saw.
+      for (size_t q = 0; q < queries.size(); ++q) {
+        std::ifstream in(tmp + "/q" + std::to_string(q) + ".jsonl");
+        std::string line, last;
+        while (std::getline(in, line)) last = line;
+        const auto j = nlohmann::json::parse(last, nullptr, false);
+        const uint64_t firings = j.is_object() ? j["stats"].value("firings", uint64_t{0}) : 0;
+        if (firings == 0 || j["rows"].empty()) {
+          std::fprintf(stderr, "demo_overhead: query %zu saw nothing: %s\n", q, last.c_str());
+          return 1;
+        }
+        query_firings += firings;
+      }
     }
   }
   std::filesystem::remove_all(tmp);
@@ -227,6 +244,10 @@ int main(int argc, char** argv) {
     } else {
       std::printf("%-30s %10.2f %10.2f %12.1f %14s %14s\n", c.name, m, p, t, "", "");
     }
+  }
+  if (query_firings > 0) {
+    std::printf("P-5: the five queries saw %.0f tracepoint firings per run\n",
+                static_cast<double>(query_firings) / runs);
   }
   return 0;
 }

@@ -51,7 +51,7 @@ class QueryRunner {
 
   // Called by the probes.
   void Emit(const Op& emit, std::vector<Tuple>&& tuples, const std::vector<int>& group_cols,
-            const std::vector<int>& agg_cols, bool partial_input);
+            const std::vector<int>& agg_cols, bool partial_input, bool count_firing = false);
   void CountDropped(uint64_t n) { dropped_.fetch_add(n, std::memory_order_relaxed); }
   void CountTypeError() { type_errors_.fetch_add(1, std::memory_order_relaxed); }
   void CountFiring() { firings_.fetch_add(1, std::memory_order_relaxed); }
@@ -63,7 +63,9 @@ class QueryRunner {
   mutable std::mutex mu_;
   std::unordered_map<Tuple, ResultRow, TupleHash> groups_;
   std::vector<ResultRow> rows_;
-  std::atomic<uint64_t> firings_{0}, emitted_{0}, dropped_{0}, type_errors_{0};
+  uint64_t emitted_ = 0;         // under mu_
+  uint64_t firings_locked_ = 0;  // under mu_: the firings that reached EMIT
+  std::atomic<uint64_t> firings_{0}, dropped_{0}, type_errors_{0};
 };
 
 // Host name used for the implicit `host` field: $CAUSEWAY_HOST when set (tests, containers),
