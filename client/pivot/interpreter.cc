@@ -1,5 +1,6 @@
 #include "pivot/interpreter.h"
 
+#include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -264,6 +265,96 @@ std::string PivotHostName() {
   return HostName();
 }
 
+// Which probe each thread is firing, for Retire(). Each thread owns one slot (kept in a
+// process-wide list, reused after the thread ends) and writes it with plain stores; Retire()
+// sets the probe's live_ flag to false, then runs a process-wide memory barrier on every
+// thread (membarrier(2), private expedited), so that each thread either has its slot store
+// visible to Retire() or sees live_ false; then Retire() waits while a slot names the probe.
+// Without membarrier (old kernels, seccomp), both sides fall back to seq_cst fences.
+struct FiringSlot {
+  std::atomic<const void*> probe{nullptr};
+  bool in_use = false;  // under FiringSlots' mutex
+
+  void Enter(const void* p) {
+    probe.store(p, std::memory_order_relaxed);
+    if (FiringSlots_fences) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    } else {
+      std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
+    }
+  }
+  void Leave() { probe.store(nullptr, std::memory_order_release); }
+  static inline bool FiringSlots_fences = false;
+};
+
+class FiringSlots {
+ public:
+  static FiringSlot& Mine() {
+    thread_local FiringSlot* slot = nullptr;  // trivial: no guard on the hot path
+    if (slot == nullptr) [[unlikely]]
+      slot = Acquire();
+    return *slot;
+  }
+
+  static void WaitUntilNoneIn(const void* probe) {
+    if (FiringSlot::FiringSlots_fences) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    } else if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // cannot happen once registered
+    }
+    std::vector<FiringSlot*> slots;
+    {
+      std::lock_guard lock(State().mu);
+      slots = State().slots;
+    }
+    for (FiringSlot* s : slots) {
+      while (s->probe.load(std::memory_order_acquire) == probe) std::this_thread::yield();
+    }
+  }
+
+ private:
+  struct Shared {
+    std::mutex mu;
+    std::vector<FiringSlot*> slots;  // never freed: a thread's slot is reused after it ends
+    Shared() {
+      // Registration makes the expedited barrier available to this process.
+      FiringSlot::FiringSlots_fences =
+          syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
+    }
+  };
+  static Shared& State() {
+    static Shared* s = new Shared();  // lives past static destruction (late firings)
+    return *s;
+  }
+
+  // Gives the slot back when the thread ends.
+  struct Release {
+    FiringSlot* slot = nullptr;
+    ~Release() {
+      if (slot == nullptr) return;
+      std::lock_guard lock(State().mu);
+      slot->in_use = false;
+    }
+  };
+
+  static FiringSlot* Acquire() {
+    thread_local Release release;
+    Shared& s = State();
+    std::lock_guard lock(s.mu);
+    FiringSlot* slot = nullptr;
+    for (FiringSlot* free : s.slots) {
+      if (!free->in_use) slot = free;
+    }
+    if (slot == nullptr) {
+      slot = new FiringSlot();
+      s.slots.push_back(slot);
+    }
+    slot->in_use = true;
+    release.slot = slot;
+    return slot;
+  }
+};
+
 // One advice woven at its tracepoints. Everything is resolved before it is attached; OnFire
 // only reads it.
 class QueryRunner::Probe : public client::TracepointProbe {
@@ -338,19 +429,20 @@ class QueryRunner::Probe : public client::TracepointProbe {
 
   // A firing may have loaded the probe list just before Uninstall detached this probe: it
   // then still calls OnFire, possibly after the runner is gone. Retire() (from Uninstall)
-  // turns such late firings away and waits for those already inside; the seq_cst pair
-  // (in_flight_ up, then live_ read / live_ down, then in_flight_ read) makes one side see
-  // the other.
+  // turns such late firings away and waits for those already inside. The firing side only
+  // writes its thread's slot (plain stores, no atomic read-modify-write on the hot path);
+  // Retire() pays instead, with an asymmetric barrier (FiringSlots::Quiesce).
   void OnFire(const client::TracepointBase& tp,
               std::span<const client::TracepointValue> values) override {
-    in_flight_.fetch_add(1);
-    if (live_.load()) Fire(tp, values);
-    in_flight_.fetch_sub(1);
+    FiringSlot& slot = FiringSlots::Mine();
+    slot.Enter(this);
+    if (live_.load(std::memory_order_relaxed)) Fire(tp, values);
+    slot.Leave();
   }
 
   void Retire() {
-    live_.store(false);
-    while (in_flight_.load() != 0) std::this_thread::yield();
+    live_.store(false, std::memory_order_relaxed);
+    FiringSlots::WaitUntilNoneIn(this);
   }
 
  private:
@@ -374,7 +466,17 @@ class QueryRunner::Probe : public client::TracepointProbe {
     thread_local std::vector<Tuple> tuples;
     tuples.resize(1);
     tuples[0].resize(layout->size());
-    for (size_t i = 0; i < layout->size(); ++i) tuples[0][i] = FromFiring(tp, values, (*layout)[i]);
+    for (size_t i = 0; i < layout->size(); ++i) {
+      const int index = (*layout)[i];
+      Value& out = tuples[0][i];
+      if (index >= 0 && values[static_cast<size_t>(index)].type == client::FieldType::kString) {
+        // In place: the thread's buffer keeps its string's storage from firing to firing.
+        out.type = Value::Type::kString;
+        out.s.assign(values[static_cast<size_t>(index)].s);
+      } else {
+        out = FromFiring(tp, values, index);
+      }
+    }
     for (const Step& step : steps_) {
       const Op& op = *step.op;
       switch (op.kind) {
@@ -486,24 +588,34 @@ class QueryRunner::Probe : public client::TracepointProbe {
                            ? 1
                            : kMaxTuplesPerBag;
     for (const Tuple& t : tuples) {
-      Tuple p = Project(t, step.cols);
       switch (op.pack) {
         case PackKind::kFirst:
         case PackKind::kFirstN:
         case PackKind::kAll:
-          if (bag.tuples.size() >= cap) {
+          if (bag.tuples.size() >= cap) {  // full: the tuple is not even built
             if (op.pack == PackKind::kAll) {
               bag.overflow = true;
               runner_->CountDropped(1);
             }
             continue;
           }
-          bag.tuples.push_back(std::move(p));
+          bag.tuples.push_back(Project(t, step.cols));
           break;
         case PackKind::kRecent:
         case PackKind::kRecentN:
-          bag.tuples.push_back(std::move(p));
-          if (bag.tuples.size() > cap) bag.tuples.erase(bag.tuples.begin());
+          if (cap == 0) continue;
+          if (bag.tuples.size() >= cap) {
+            // The oldest goes; its storage is reused for the newest.
+            std::rotate(bag.tuples.begin(), bag.tuples.begin() + 1, bag.tuples.end());
+            Tuple& last = bag.tuples.back();
+            last.resize(step.cols.size());
+            for (size_t i = 0; i < step.cols.size(); ++i) {
+              const int col = step.cols[i];
+              last[i] = col >= 0 && static_cast<size_t>(col) < t.size() ? t[col] : Value();
+            }
+          } else {
+            bag.tuples.push_back(Project(t, step.cols));
+          }
           break;
         case PackKind::kAggregate:
           break;
@@ -512,7 +624,6 @@ class QueryRunner::Probe : public client::TracepointProbe {
   }
 
   std::atomic<bool> live_{true};
-  std::atomic<int> in_flight_{0};
   QueryRunner* runner_;
   const Advice* advice_;
   std::vector<Step> steps_;
@@ -582,19 +693,18 @@ void QueryRunner::Emit(const Op& emit, std::vector<Tuple>&& tuples,
     return;
   }
   const size_t g = group_cols.size();
-  // The group of each tuple is built in a reused buffer and copied only for a new group.
-  thread_local Tuple group;
   for (const Tuple& t : tuples) {
-    group.resize(group_cols.size());
-    for (size_t i = 0; i < group_cols.size(); ++i) {
-      const int c = group_cols[i];
-      group[i] = c >= 0 && static_cast<size_t>(c) < t.size() ? t[c] : Value();
-    }
-    auto it = groups_.find(group);
+    // Looked up through a view of the tuple's group columns: the group is copied only when
+    // it is new.
+    auto it = groups_.find(GroupView{&t, &group_cols});
     if (it == groups_.end()) {
       if (groups_.size() >= kMaxGroups) {
         dropped_.fetch_add(1, std::memory_order_relaxed);
         continue;
+      }
+      Tuple group;
+      for (int c : group_cols) {
+        group.push_back(c >= 0 && static_cast<size_t>(c) < t.size() ? t[c] : Value());
       }
       it = groups_.emplace(group, ResultRow{group, {}}).first;
       it->second.partials.resize(emit.aggregates.size());

@@ -61,7 +61,7 @@ class QueryRunner {
   CompiledQuery query_;
   std::vector<std::shared_ptr<Probe>> probes_;
   mutable std::mutex mu_;
-  std::unordered_map<Tuple, ResultRow, TupleHash> groups_;
+  std::unordered_map<Tuple, ResultRow, TupleHash, TupleEq> groups_;
   std::vector<ResultRow> rows_;
   uint64_t emitted_ = 0;         // under mu_
   uint64_t firings_locked_ = 0;  // under mu_: the firings that reached EMIT

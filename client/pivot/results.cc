@@ -42,27 +42,56 @@ double Partial::Result(Aggregate a) const {
   return 0;
 }
 
+namespace {
+
+const Value& NullValue() {
+  static const Value v;
+  return v;
+}
+
+const Value& Column(const GroupView& g, int c) {
+  return c >= 0 && static_cast<size_t>(c) < g.tuple->size() ? (*g.tuple)[c] : NullValue();
+}
+
+void Mix(size_t* h, const Value& v) {
+  auto mix = [h](size_t x) { *h = (*h ^ x) * 0x100000001b3ull; };
+  mix(static_cast<size_t>(v.type));
+  switch (v.type) {
+    case Value::Type::kInt:
+    case Value::Type::kBool:
+      mix(std::hash<int64_t>()(v.i));
+      break;
+    case Value::Type::kDouble:
+      mix(std::hash<double>()(v.d));
+      break;
+    case Value::Type::kString:
+      mix(std::hash<std::string_view>()(v.s));
+      break;
+    case Value::Type::kNull:
+      break;
+  }
+}
+
+}  // namespace
+
 size_t TupleHash::operator()(const Tuple& t) const {
   size_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](size_t v) { h = (h ^ v) * 0x100000001b3ull; };
-  for (const Value& v : t) {
-    mix(static_cast<size_t>(v.type));
-    switch (v.type) {
-      case Value::Type::kInt:
-      case Value::Type::kBool:
-        mix(std::hash<int64_t>()(v.i));
-        break;
-      case Value::Type::kDouble:
-        mix(std::hash<double>()(v.d));
-        break;
-      case Value::Type::kString:
-        mix(std::hash<std::string>()(v.s));
-        break;
-      case Value::Type::kNull:
-        break;
-    }
-  }
+  for (const Value& v : t) Mix(&h, v);
   return h;
+}
+
+size_t TupleHash::operator()(const GroupView& g) const {
+  size_t h = 0xcbf29ce484222325ull;
+  for (int c : *g.cols) Mix(&h, Column(g, c));
+  return h;
+}
+
+bool TupleEq::operator()(const GroupView& g, const Tuple& t) const {
+  if (g.cols->size() != t.size()) return false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!(Column(g, (*g.cols)[i]) == t[i])) return false;
+  }
+  return true;
 }
 
 std::string GroupKey(const Tuple& t) {

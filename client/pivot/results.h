@@ -43,9 +43,24 @@ struct QueryStats {
   uint64_t type_errors = 0;     // FILTER or aggregate on a value of the wrong type
 };
 
-// Hash of a tuple's types and values, for grouping without building a key.
+// Some columns of a tuple, seen as a tuple (a column out of range reads as null).
+struct GroupView {
+  const Tuple* tuple;
+  const std::vector<int>* cols;
+};
+
+// Hash and equality of tuples and group views alike (heterogeneous lookup: a group is found
+// without building it).
 struct TupleHash {
+  using is_transparent = void;
   size_t operator()(const Tuple& t) const;
+  size_t operator()(const GroupView& g) const;
+};
+struct TupleEq {
+  using is_transparent = void;
+  bool operator()(const Tuple& a, const Tuple& b) const { return a == b; }
+  bool operator()(const GroupView& g, const Tuple& t) const;
+  bool operator()(const Tuple& t, const GroupView& g) const { return (*this)(g, t); }
 };
 
 // An injective encoding of a tuple (type and value of each member), for grouping.
