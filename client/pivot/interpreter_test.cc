@@ -1,5 +1,6 @@
 #include "pivot/interpreter.h"
 
+#include <atomic>
 #include <map>
 #include <thread>
 
@@ -170,6 +171,56 @@ TEST(PivotInterpreter, BagsAreBounded) {
   EXPECT_EQ(r->stats().dropped_tuples, 300 - kMaxTuplesPerBag);
   CAUSEWAY_TRACEPOINT(tp_bytes, 1);
   EXPECT_EQ(r->TakeResults().size(), kMaxTuplesPerBag);
+}
+
+TEST(PivotInterpreter, MostRecentNKeepsTheNewestInOrderAndFirstNTheOldest) {
+  auto recent =
+      Weave("From b In itest.bytes Join c In MostRecentN(2)(itest.client) On c -> b Select c.name");
+  BaggageScope request(std::make_shared<Baggage>());
+  for (const char* name : {"a", "b", "c", "d"}) CAUSEWAY_TRACEPOINT(tp_client, name);
+  const Bag* bag = Baggage::Current()->Find("t.c");
+  ASSERT_NE(bag, nullptr);
+  ASSERT_EQ(bag->tuples.size(), 2u);
+  EXPECT_EQ(bag->tuples[0][0].s, "c");
+  EXPECT_EQ(bag->tuples[1][0].s, "d");
+  recent->Uninstall();
+  Baggage::Current()->Erase("t.c");
+  auto first =
+      Weave("From b In itest.bytes Join c In FirstN(2)(itest.client) On c -> b Select c.name");
+  for (const char* name : {"a", "b", "c"}) CAUSEWAY_TRACEPOINT(tp_client, name);
+  bag = Baggage::Current()->Find("t.c");
+  ASSERT_NE(bag, nullptr);
+  ASSERT_EQ(bag->tuples.size(), 2u);
+  EXPECT_EQ(bag->tuples[0][0].s, "a");
+  EXPECT_EQ(bag->tuples[1][0].s, "b");
+  EXPECT_FALSE(bag->overflow);  // FirstN drops by design, not by overflow
+}
+
+TEST(PivotInterpreter, UnweavingWhileThreadsFireLosesNoCountedFiring) {
+  // Four threads fire as fast as they can while the query is installed and removed; every
+  // firing the runner counted reached the results, and nothing runs in it afterwards.
+  for (int round = 0; round < 20; ++round) {
+    auto r = Weave("From b In itest.bytes GroupBy b.host Select b.host, COUNT");
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t) {
+      threads.emplace_back([&] {
+        while (!stop.load(std::memory_order_relaxed)) CAUSEWAY_TRACEPOINT(tp_bytes, 1);
+      });
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    r->Uninstall();
+    const QueryStats after_uninstall = r->stats();
+    double counted = 0;
+    for (const ResultRow& row : r->TakeResults())
+      counted += row.partials.at(0).Result(Aggregate::kCount);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_EQ(r->stats().firings, after_uninstall.firings);  // nothing after Uninstall
+    stop = true;
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(counted, static_cast<double>(after_uninstall.firings));
+    EXPECT_FALSE(tp_bytes.enabled());
+  }
 }
 
 }  // namespace
