@@ -296,6 +296,10 @@ class FiringSlots {
     return *slot;
   }
 
+  // Registers the process for membarrier(2). The kernel waits for an RCU grace period there
+  // (tens of ms on this VM), so it must happen when advice is woven, never on a firing.
+  static void Prepare() { (void)State(); }
+
   static void WaitUntilNoneIn(const void* probe) {
     if (FiringSlot::FiringSlots_fences) {
       std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -635,6 +639,7 @@ QueryRunner::QueryRunner(CompiledQuery query) : query_(std::move(query)) {}
 QueryRunner::~QueryRunner() { Uninstall(); }
 
 StatusOr<size_t> QueryRunner::Install() {
+  FiringSlots::Prepare();
   Uninstall();
   auto& registry = client::TracepointRegistry::Get();
   std::vector<std::pair<std::shared_ptr<Probe>, std::vector<client::TracepointBase*>>> plan;
