@@ -323,6 +323,10 @@ TEST(DemoTest, BadCommandLinesGetClearErrors) {
       {"run --duration 2 --warmup 3", "--warmup 3 is not shorter than --duration 2", 2},
       {"load --url http://127.0.0.1:1 --requests 1 --rate 0",
        "request 0 to http://127.0.0.1:1: cannot connect", 1},
+      {"run --clients web,,batch", "--clients has an empty name", 2},
+      // An unreachable NATS server: said, and the process runs without its agent.
+      {"load --url http://127.0.0.1:1 --requests 1 --rate 0 --pivot nats://127.0.0.1:1",
+       "running without Pivot Tracing: Cannot connect to NATS at nats://127.0.0.1:1", 1},
       {"", "A subcommand is required", 2},
   };
   for (const auto& c : cases) {

@@ -277,14 +277,14 @@ struct FiringSlot {
 
   void Enter(const void* p) {
     probe.store(p, std::memory_order_relaxed);
-    if (FiringSlots_fences) {
+    if (use_fences) {
       std::atomic_thread_fence(std::memory_order_seq_cst);
     } else {
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the compiler keeps the order
     }
   }
   void Leave() { probe.store(nullptr, std::memory_order_release); }
-  static inline bool FiringSlots_fences = false;
+  static inline bool use_fences = false;
 };
 
 class FiringSlots {
@@ -301,7 +301,7 @@ class FiringSlots {
   static void Prepare() { (void)State(); }
 
   static void WaitUntilNoneIn(const void* probe) {
-    if (FiringSlot::FiringSlots_fences) {
+    if (FiringSlot::use_fences) {
       std::atomic_thread_fence(std::memory_order_seq_cst);
     } else if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
       std::atomic_thread_fence(std::memory_order_seq_cst);  // cannot happen once registered
@@ -322,7 +322,7 @@ class FiringSlots {
     std::vector<FiringSlot*> slots;  // never freed: a thread's slot is reused after it ends
     Shared() {
       // Registration makes the expedited barrier available to this process.
-      FiringSlot::FiringSlots_fences =
+      FiringSlot::use_fences =
           syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0;
     }
   };

@@ -4,42 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pivot/value_json.h"
+
 namespace causeway::pivot {
 namespace {
 
 using nlohmann::json;
-
-json ValueToJson(const Value& v) {
-  switch (v.type) {
-    case Value::Type::kInt:
-      return v.i;
-    case Value::Type::kDouble:
-      if (!std::isfinite(v.d))
-        return json{{"double", std::isnan(v.d) ? "nan" : (v.d > 0 ? "inf" : "-inf")}};
-      return v.d;
-    case Value::Type::kBool:
-      return v.i != 0;
-    case Value::Type::kString:
-      return v.s;
-    case Value::Type::kNull:
-      break;
-  }
-  return nullptr;
-}
-
-Value ValueFromJson(const json& j) {
-  if (j.is_number_integer()) return Value::Int(j.get<int64_t>());
-  if (j.is_number_float()) return Value::Double(j.get<double>());
-  if (j.is_boolean()) return Value::Bool(j.get<bool>());
-  if (j.is_string()) return Value::String(j.get<std::string>());
-  if (j.is_object() && j.contains("double") && j["double"].is_string()) {
-    const std::string& s = j["double"].get_ref<const std::string&>();
-    if (s == "inf") return Value::Double(INFINITY);
-    if (s == "-inf") return Value::Double(-INFINITY);
-    return Value::Double(NAN);
-  }
-  return Value();
-}
 
 json IdentityToJson(const AgentIdentity& a) {
   return {{"agent", a.agent}, {"host", a.host}, {"pid", a.pid}, {"service", a.service}};
@@ -109,6 +79,38 @@ StatusOr<T> Decode(std::string_view text, const char* what, F decode) {
 }
 
 }  // namespace
+
+nlohmann::json ValueToJson(const Value& v) {
+  switch (v.type) {
+    case Value::Type::kInt:
+      return v.i;
+    case Value::Type::kDouble:
+      if (!std::isfinite(v.d))
+        return json{{"double", std::isnan(v.d) ? "nan" : (v.d > 0 ? "inf" : "-inf")}};
+      return v.d;
+    case Value::Type::kBool:
+      return v.i != 0;
+    case Value::Type::kString:
+      return v.s;
+    case Value::Type::kNull:
+      break;
+  }
+  return nullptr;
+}
+
+Value ValueFromJson(const nlohmann::json& j) {
+  if (j.is_number_integer()) return Value::Int(j.get<int64_t>());
+  if (j.is_number_float()) return Value::Double(j.get<double>());
+  if (j.is_boolean()) return Value::Bool(j.get<bool>());
+  if (j.is_string()) return Value::String(j.get<std::string>());
+  if (j.is_object() && j.contains("double") && j["double"].is_string()) {
+    const std::string& s = j["double"].get_ref<const std::string&>();
+    if (s == "inf") return Value::Double(INFINITY);
+    if (s == "-inf") return Value::Double(-INFINITY);
+    return Value::Double(NAN);
+  }
+  return Value();
+}
 
 std::string Encode(const InstallCommand& m) { return InstallToJson(m).dump(); }
 

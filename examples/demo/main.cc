@@ -41,12 +41,23 @@ void AddLoadOptions(CLI::App* cmd, causeway::demo::LoadOptions& o) {
   cmd->add_option("--warmup", o.warmup_s,
                   "Seconds of requests sent but left out of the latency summary (benchmarks "
                   "measure the steady state)");
-  cmd->add_option("--clients", o.clients,
-                  "Names of the load's clients, comma-separated: request i comes from client i "
-                  "mod N (the demo:client_request tracepoint; the JSON summary counts requests "
-                  "and answer bytes per client)")
-      ->delimiter(',')
-      ->capture_default_str();
+  // Split here rather than with CLI11's delimiter, which drops empty names silently: an empty
+  // name is an error (ValidateLoad).
+  cmd->add_option_function<std::string>(
+      "--clients",
+      [&o](const std::string& list) {
+        o.clients.clear();
+        size_t begin = 0;
+        for (;;) {
+          const size_t comma = list.find(',', begin);
+          o.clients.push_back(list.substr(begin, comma - begin));
+          if (comma == std::string::npos) break;
+          begin = comma + 1;
+        }
+      },
+      "Names of the load's clients, comma-separated (default web,mobile,partner): request i "
+      "comes from client i mod N (the demo:client_request tracepoint; the JSON summary "
+      "counts requests and answer bytes per client)");
   cmd->add_option("--pivot", o.pivot_nats,
                   "NATS server of `causeway pivot` (nats://HOST:PORT): every process starts a "
                   "Pivot Tracing agent there (default: $CAUSEWAY_PIVOT_NATS, if set)");

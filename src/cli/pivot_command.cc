@@ -22,6 +22,7 @@
 #include "pivot/parser.h"
 #include "pivot/protocol.h"
 #include "pivot/results.h"
+#include "pivot/value_json.h"
 
 namespace causeway::cli {
 namespace {
@@ -59,22 +60,6 @@ struct AgentState {
   pivot::QueryStats stats;
 };
 
-json ValueJson(const pivot::Value& v) {
-  switch (v.type) {
-    case pivot::Value::Type::kInt:
-      return v.i;
-    case pivot::Value::Type::kDouble:
-      return v.d;
-    case pivot::Value::Type::kBool:
-      return v.i != 0;
-    case pivot::Value::Type::kString:
-      return v.s;
-    case pivot::Value::Type::kNull:
-      break;
-  }
-  return nullptr;
-}
-
 json NumberJson(double v) {
   if (v == static_cast<double>(static_cast<int64_t>(v))) return static_cast<int64_t>(v);
   return v;
@@ -88,7 +73,7 @@ class RowFormatter {
   json Json(const pivot::ResultRow& r) const {
     json o = json::object();
     size_t c = 0;
-    for (const pivot::Value& v : r.group) o[Column(c++)] = ValueJson(v);
+    for (const pivot::Value& v : r.group) o[Column(c++)] = pivot::ValueToJson(v);
     for (size_t a = 0; a < q_.aggregates.size(); ++a) {
       const Aggregate agg = q_.aggregates[a].aggregate;
       o[Column(c++)] = a < r.partials.size() ? NumberJson(r.partials[a].Result(agg)) : json();
@@ -344,6 +329,12 @@ class PivotSession {
                    "miss their last interval): %s\n",
                    missing.size(), missing.dump().c_str());
     }
+    if (bad_messages_) {
+      std::fprintf(stderr,
+                   "causeway pivot: %llu message(s) on the inbox could not be decoded "
+                   "and were ignored\n",
+                   static_cast<unsigned long long>(bad_messages_));
+    }
     if (stats.dropped_tuples || stats.type_errors) {
       std::fprintf(stderr, "causeway pivot: %llu tuple(s) dropped at caps, %llu type error(s)\n",
                    static_cast<unsigned long long>(stats.dropped_tuples),
@@ -359,6 +350,7 @@ class PivotSession {
                    {"rows_dropped", totals_.dropped()},
                    {"agents", agents},
                    {"missing_agents", missing},
+                   {"bad_messages", bad_messages_},
                    {"stats",
                     {{"firings", stats.firings},
                      {"emitted", stats.emitted},
