@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "base/clock_transform.h"
-#include "sync/fast_transform.h"
+#include "base/fast_transform.h"
 
 namespace {
 
 using causeway::ClockTransform;
-using causeway::sync::FastTransform;
+using causeway::FastTransform;
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -11,26 +11,31 @@ namespace causeway::analysis {
 
 StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::string>& paths,
                                                         const KernelAnalysisOptions& options) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader, ctf::EventReader::Open(paths));
+  // Transforms go into the reader, so that its merge order is the synchronized order.
   auto result = std::make_unique<KernelAnalysis>();
+  ASSIGN_OR_RETURN(result->clocks, ResolveClockSync(paths, options.sync));
+  const std::map<std::string, ClockTransform> transforms = result->clocks.Transforms();
+  ctf::ReaderOptions ro;
+  if (!transforms.empty()) {
+    ro.clock_transform = [&transforms](const ctf::Trace& t) {
+      auto it = transforms.find(t.hostname());
+      return it != transforms.end() ? it->second : ClockTransform{};
+    };
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader, ctf::EventReader::Open(paths, ro));
   kernel::KernelModel model(&result->graph);
 
   // Hosts by env hostname: a host's kernel and user-space traces share one host id.
   std::map<std::string, uint32_t> host_ids;
   std::vector<uint32_t> host_of_trace;
-  std::vector<ClockTransform> transforms;
   for (const auto& t : reader->traces()) {
     result->trace_dirs.push_back(t->dir());
     auto [it, added] = host_ids.emplace(t->hostname(), 0);
     if (added) it->second = model.AddHost(t->hostname());
     host_of_trace.push_back(it->second);
-    ClockTransform tr;
-    for (const auto& [name, x] : options.transforms)
-      if (name == t->hostname()) tr = x;
-    transforms.push_back(tr);
   }
   const kernel::KernelLayout layout =
-      kernel::KernelLayout::Build(*reader, std::move(host_of_trace), std::move(transforms));
+      kernel::KernelLayout::Build(*reader, std::move(host_of_trace));
   if (!layout.has_scheduling()) {
     std::string dirs;
     for (const auto& d : result->trace_dirs) dirs += (dirs.empty() ? "" : ", ") + d;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "base/clock_transform.h"
+#include "analysis/clock_sync.h"
 #include "base/status.h"
 #include "ctf/reader/stream_cursor.h"
 #include "graph/execution_graph.h"
@@ -20,8 +20,9 @@ namespace causeway::analysis {
 struct KernelAnalysisOptions {
   // Called every so often with (bytes consumed, total bytes, events read).
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
-  // Per host name, a clock transform (identity for hosts not listed).
-  std::vector<std::pair<std::string, ClockTransform>> transforms;
+  // Clock synchronization between hosts: by default automatic when the traces hold more
+  // than one host (analysis/clock_sync.h).
+  ClockSyncOptions sync;
 };
 
 struct KernelAnalysis {
@@ -31,6 +32,7 @@ struct KernelAnalysis {
   std::vector<ctf::StreamStats> streams;
   uint64_t events_read = 0;
   uint64_t bytes = 0;
+  ClockSync clocks;   // the transforms applied (clocks.applied false: none)
   int64_t begin = 0;  // first and last event time (ns, transformed)
   int64_t end = 0;
 };

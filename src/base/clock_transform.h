@@ -1,7 +1,7 @@
 // A per-host linear clock transform, t' = offset + (t - origin) * slope, applied to every
 // timestamp of a host before analyses that span hosts. The slope is fixed point (2^-40
 // resolution: under 1 ns over 1000 s) and the arithmetic is exact integer arithmetic, so
-// the transform is monotonic. Apply() is the 128-bit reference; sync/fast_transform.h
+// the transform is monotonic. Apply() is the 128-bit reference; base/fast_transform.h
 // computes the same values with 64-bit operations.
 #pragma once
 

@@ -20,6 +20,7 @@ struct CritpathOptions {
   std::string host;
   std::string begin, end;
   std::string format = "text";
+  ClockSyncFlags sync;
 };
 
 int RunCritpath(const CritpathOptions& o) {
@@ -38,7 +39,7 @@ int RunCritpath(const CritpathOptions& o) {
   }
   if (begin > end) return fmt::print(stderr, "causeway critpath: --begin is after --end\n"), 2;
 
-  auto analysis = LoadKernelAnalysis(o.traces);
+  auto analysis = LoadKernelAnalysis(o.traces, o.sync);
   if (!analysis.ok())
     return fmt::print(stderr, "causeway critpath: {}\n", analysis.status().ToString()), 1;
   const graph::ExecutionGraph& g = (*analysis)->graph;
@@ -119,6 +120,7 @@ Runner RegisterCritpath(CLI::App& app) {
   cmd->add_option("--begin", o->begin,
                   "Start of the range (ns, or seconds.fraction, from the clock origin)");
   cmd->add_option("--end", o->end, "End of the range (same units as --begin)");
+  AddClockSyncFlags(cmd, &o->sync);
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

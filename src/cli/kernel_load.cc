@@ -8,10 +8,39 @@
 
 namespace causeway::cli {
 
+analysis::ClockSyncOptions ClockSyncFlags::ToOptions() const {
+  analysis::ClockSyncOptions o;
+  o.reference = reference;
+  if (no_sync) {
+    o.mode = analysis::ClockSyncMode::kOff;
+  } else if (!transforms.empty()) {
+    o.mode = analysis::ClockSyncMode::kFile;
+    o.file = transforms;
+  }
+  return o;
+}
+
+void AddClockSyncFlags(CLI::App* cmd, ClockSyncFlags* flags) {
+  auto* no = cmd->add_flag("--no-sync", flags->no_sync,
+                           "Use every host's own clock (by default, traces of several hosts are "
+                           "synchronized from the TCP segments they exchanged, as `causeway "
+                           "sync` does)");
+  auto* file = cmd->add_option("--transforms", flags->transforms,
+                               "Clock transforms from a file written by `causeway sync --format "
+                               "json` instead of synchronizing again");
+  auto* ref = cmd->add_option("--sync-reference", flags->reference,
+                              "Host whose clock the others are mapped to (default: first name "
+                              "in lexical order)");
+  no->excludes(file);
+  no->excludes(ref);
+  file->excludes(ref);
+}
+
 StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
-    const std::vector<std::string>& traces) {
+    const std::vector<std::string>& traces, const ClockSyncFlags& sync) {
   std::optional<Progress> progress;
   analysis::KernelAnalysisOptions options;
+  options.sync = sync.ToOptions();
   if (StderrIsInteractive()) {
     options.progress = [&progress](uint64_t done, uint64_t total, uint64_t events) {
       if (!progress) progress.emplace("Building graph", total, true);
@@ -20,6 +49,8 @@ StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
   }
   auto result = analysis::AnalyzeKernel(traces, options);
   if (progress) progress->Finish();
+  if (result.ok() && (*result)->clocks.applied)
+    fmt::print(stderr, "{}\n", (*result)->clocks.Note());
   return result;
 }
 

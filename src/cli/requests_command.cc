@@ -28,6 +28,7 @@ struct RequestsOptions {
   std::string format = "text";
   std::string output;  // --format html: the report file
   long limit = 20;
+  ClockSyncFlags sync;
 };
 
 // Where `causeway record` + causeway-client put the spans: DIR/spans beside DIR/kernel.
@@ -60,9 +61,17 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
         "No spans: give --spans FILE_OR_DIR (OTLP or Jaeger JSON); under `causeway record`, "
         "causeway-client writes them to TRACE_DIR/spans");
   Loaded l;
+  ASSIGN_OR_RETURN(l.kernel, LoadKernelAnalysis(traces, o.sync));
   ASSIGN_OR_RETURN(l.spans, spans::ReadSpanFiles(span_paths));
-  RETURN_IF_ERROR(spans::ApplySyncEvents(traces, &l.spans));
-  ASSIGN_OR_RETURN(l.kernel, LoadKernelAnalysis(traces));
+  // Spans in the kernel graph's timebase: sync events through the same transforms, and
+  // spans without them (their own times, on the --host's clock) through that host's.
+  const std::map<std::string, ClockTransform> transforms = l.kernel->clocks.Transforms();
+  RETURN_IF_ERROR(spans::ApplySyncEvents(traces, &l.spans, transforms));
+  const std::string span_host =
+      !o.host.empty() ? o.host
+                      : (l.kernel->graph.hosts().empty() ? "" : l.kernel->graph.hosts().front());
+  if (auto it = transforms.find(span_host); it != transforms.end())
+    spans::TransformUnsynced(it->second, &l.spans);
   requests::RequestOptions ro;
   ro.host = o.host;
   ASSIGN_OR_RETURN(l.requests, requests::AnalyzeRequests(l.kernel->graph, l.spans, ro));
@@ -117,6 +126,7 @@ int RunRequest(const RequestsOptions& o) {
 void AddCommon(CLI::App* cmd, RequestsOptions* o, bool html) {
   cmd->add_option("--spans", o->spans,
                   "Span files or directories (OTLP JSON, Jaeger JSON; default: TRACE_DIR/spans)");
+  AddClockSyncFlags(cmd, &o->sync);
   cmd->add_option("--host", o->host, "The host whose threads ran the spans (default: the first)");
   if (html) {
     cmd->add_option("--format", o->format,
@@ -164,6 +174,7 @@ Runner RegisterExport(CLI::App& app) {
       ->required();
   cmd->add_option("--spans", o->spans,
                   "Span files or directories (OTLP JSON, Jaeger JSON; default: TRACE_DIR/spans)");
+  AddClockSyncFlags(cmd, &o->sync);
   cmd->add_option("--host", o->host, "The host whose threads ran the spans (default: the first)");
   auto format = std::make_shared<std::string>("chrome");  // the one format, for now
   cmd->add_option("--format", *format, "Output format")

@@ -29,6 +29,8 @@ Runner RegisterSync(CLI::App& app) {
     std::vector<std::string> paths;
     std::string reference;
     std::string format = "text";
+    bool one_step = false;
+    double expiry_s = 10;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("TRACE_DIR", o->paths,
@@ -38,9 +40,31 @@ Runner RegisterSync(CLI::App& app) {
   cmd->add_option("--reference", o->reference,
                   "Host whose clock the others are mapped to (default: first name in "
                   "lexical order)");
-  cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", o->format,
+                  "text or json (the json is what `--transforms FILE` of critpath, threads and "
+                  "requests reads)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--one-step", o->one_step,
+                "One pass on the raw timestamps, keeping every unmatched segment (by default: "
+                "the two-step procedure, whose memory stays bounded when one trace is read far "
+                "ahead of another)");
+  cmd->add_option("--expiry", o->expiry_s,
+                  "Two-step: seconds after which an unmatched segment of the coarse step is "
+                  "dropped; must exceed the network delay plus the difference between the "
+                  "traces' start times")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  causeway sync host-a/kernel host-b/kernel\n"
+      "  causeway sync --format json TRACES > clocks.json\n"
+      "  causeway critpath TRACES --tid 1234 --transforms clocks.json");
   return [o]() -> int {
-    auto r = analysis::AnalyzeSync(o->paths, o->reference);
+    analysis::SyncOptions so;
+    so.reference = o->reference;
+    so.two_step = !o->one_step;
+    so.coarse_expiry_ns = static_cast<int64_t>(o->expiry_s * 1e9);
+    auto r = analysis::AnalyzeSync(o->paths, so);
     if (!r.ok()) {
       std::fprintf(stderr, "causeway sync: %s\n", r.status().ToString().c_str());
       return r.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
@@ -55,6 +79,11 @@ Runner RegisterSync(CLI::App& app) {
                          {"slope", Number(h.slope)},
                          {"offset_ns", Number(h.offset)},
                          {"accuracy_ns", Number(h.accuracy_ns)}});
+      for (size_t i = 0; i < r->hosts.size(); ++i)
+        if (r->hosts[i].connected)
+          hosts[i]["transform"] = {{"origin_ns", r->hosts[i].transform.origin},
+                                   {"slope_q40", r->hosts[i].transform.slope},
+                                   {"offset_ns", r->hosts[i].transform.offset}};
       for (const auto& p : r->pairs)
         pairs.push_back({{"a", p.a},
                          {"b", p.b},
@@ -65,13 +94,33 @@ Runner RegisterSync(CLI::App& app) {
                          {"offset_ns", Number(p.result.offset)},
                          {"accuracy_ns", Number(p.result.accuracy_ns)},
                          {"kept_last_good", p.result.kept_last_good}});
+      auto step = [](const analysis::SyncStep& s) {
+        return nlohmann::json{{"events_read", s.events_read},
+                              {"segments_sent", s.segments_sent},
+                              {"segments_received", s.segments_received},
+                              {"matched_across_hosts", s.matched_across_hosts},
+                              {"matched_same_host", s.matched_same_host},
+                              {"expired", s.expired},
+                              {"unmatched", s.unmatched},
+                              {"peak_pending", s.peak_pending},
+                              {"peak_pending_bytes", s.peak_pending_bytes},
+                              {"expiry_ns", s.expiry_ns}};
+      };
+      const analysis::SyncStep& f = r->fine;
       nlohmann::json j = {{"hosts", hosts},
                           {"pairs", pairs},
-                          {"segments_sent", r->segments_sent},
-                          {"segments_received", r->segments_received},
-                          {"matched_across_hosts", r->matched_across_hosts},
-                          {"matched_same_host", r->matched_same_host},
-                          {"unmatched", r->unmatched}};
+                          {"segments_sent", f.segments_sent},
+                          {"segments_received", f.segments_received},
+                          {"matched_across_hosts", f.matched_across_hosts},
+                          {"matched_same_host", f.matched_same_host},
+                          {"unmatched", f.unmatched},
+                          {"expired", f.expired},
+                          {"two_step", r->two_step},
+                          {"fine_step", step(f)}};
+      if (r->two_step) {
+        j["coarse_step"] = step(r->coarse);
+        j["coarse_connected"] = r->coarse_connected;
+      }
       std::printf("%s\n", j.dump(2).c_str());
       return 0;
     }
@@ -93,14 +142,23 @@ Runner RegisterSync(CLI::App& app) {
                   std::string(sync::SyncQualityName(p.result.quality)).c_str(),
                   static_cast<unsigned long long>(p.result.a_to_b),
                   static_cast<unsigned long long>(p.result.b_to_a));
+    const analysis::SyncStep& f = r->fine;
     std::printf(
         "\n%llu segments sent, %llu received, %llu matched across hosts, %llu on one "
-        "host (loopback), %llu unmatched\n",
-        static_cast<unsigned long long>(r->segments_sent),
-        static_cast<unsigned long long>(r->segments_received),
-        static_cast<unsigned long long>(r->matched_across_hosts),
-        static_cast<unsigned long long>(r->matched_same_host),
-        static_cast<unsigned long long>(r->unmatched));
+        "host (loopback), %llu unmatched, %llu expired\n",
+        static_cast<unsigned long long>(f.segments_sent),
+        static_cast<unsigned long long>(f.segments_received),
+        static_cast<unsigned long long>(f.matched_across_hosts),
+        static_cast<unsigned long long>(f.matched_same_host),
+        static_cast<unsigned long long>(f.unmatched), static_cast<unsigned long long>(f.expired));
+    if (r->two_step)
+      std::printf(
+          "Two-step: the coarse step read %llu events (%s), at most %llu segments waiting; the "
+          "fine step at most %llu\n",
+          static_cast<unsigned long long>(r->coarse.events_read),
+          r->coarse_connected ? "every host linked" : "NOT every host linked: fine step kept all",
+          static_cast<unsigned long long>(r->coarse.peak_pending),
+          static_cast<unsigned long long>(f.peak_pending));
     return 0;
   };
 }

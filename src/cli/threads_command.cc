@@ -17,12 +17,13 @@ namespace {
 struct ThreadsOptions {
   std::vector<std::string> traces;
   std::string format = "text";
+  ClockSyncFlags sync;
   std::string sort = "running";
   size_t limit = 0;
 };
 
 int RunThreads(const ThreadsOptions& o) {
-  auto analysis = LoadKernelAnalysis(o.traces);
+  auto analysis = LoadKernelAnalysis(o.traces, o.sync);
   if (!analysis.ok())
     return fmt::print(stderr, "causeway threads: {}\n", analysis.status().ToString()), 1;
   const analysis::KernelAnalysis& a = **analysis;
@@ -107,6 +108,7 @@ Runner RegisterThreads(CLI::App& app) {
   cmd->add_option("traces", o->traces,
                   "Trace directories (a directory holding `metadata`, or a parent of several)")
       ->required();
+  AddClockSyncFlags(cmd, &o->sync);
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

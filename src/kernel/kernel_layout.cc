@@ -75,13 +75,10 @@ const PlanNode* FindField(const ctf::EventPlan& plan, std::initializer_list<std:
 }  // namespace
 
 KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
-                                 std::vector<uint32_t> host_of_trace,
-                                 std::vector<ClockTransform> transforms) {
+                                 std::vector<uint32_t> host_of_trace) {
   KernelLayout l;
   l.classes_.resize(reader.num_event_classes());
   l.host_of_trace_ = std::move(host_of_trace);
-  l.transforms_ = std::move(transforms);
-  l.transforms_.resize(reader.traces().size());
   uint32_t base = 0;
   for (uint32_t ti = 0; ti < reader.traces().size(); ++ti) {
     const ctf::TracePlan& tp = reader.traces()[ti]->plan();
@@ -206,7 +203,7 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->kind = c.kind;
   out->host = host_of_trace_[c.trace];
   out->cpu = static_cast<int32_t>(e.cpu);
-  out->ts = transforms_[c.trace].Apply(static_cast<int64_t>(e.timestamp));
+  out->ts = static_cast<int64_t>(e.timestamp);
   out->tid = static_cast<int32_t>(integer(c.tid, -1));
   out->tid2 = static_cast<int32_t>(integer(c.tid2, -1));
   out->value = integer(c.value, 0);
@@ -236,9 +233,8 @@ bool KernelLayout::ConvertLost(const ctf::Event& e, KernelEvent* out) const {
   out->kind = Kind::kLost;
   out->host = host_of_trace_[e.trace_index];
   out->cpu = static_cast<int32_t>(e.cpu);
-  const ClockTransform& t = transforms_[e.trace_index];
-  out->ts = t.Apply(static_cast<int64_t>(e.discarded_begin ? e.discarded_begin : e.timestamp));
-  out->end_ts = t.Apply(static_cast<int64_t>(e.discarded_end ? e.discarded_end : e.timestamp));
+  out->ts = static_cast<int64_t>(e.discarded_begin ? e.discarded_begin : e.timestamp);
+  out->end_ts = static_cast<int64_t>(e.discarded_end ? e.discarded_end : e.timestamp);
   out->value = static_cast<int64_t>(e.discarded);
   return true;
 }

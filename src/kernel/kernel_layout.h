@@ -22,7 +22,6 @@
 #include <string>
 #include <vector>
 
-#include "base/clock_transform.h"
 #include "ctf/reader/event_reader.h"
 #include "kernel/kernel_event.h"
 
@@ -30,10 +29,10 @@ namespace causeway::kernel {
 
 class KernelLayout {
  public:
-  // `host_of_trace[i]` is the model's host id of the reader's trace i; `transforms[i]` the
-  // clock transform of trace i (identity when empty).
-  static KernelLayout Build(const ctf::EventReader& reader, std::vector<uint32_t> host_of_trace,
-                            std::vector<ClockTransform> transforms = {});
+  // `host_of_trace[i]` is the model's host id of the reader's trace i. Timestamps are taken
+  // as the reader gives them: clock transforms between hosts are the reader's job
+  // (ctf::ReaderOptions), so that its merge order is the synchronized order.
+  static KernelLayout Build(const ctf::EventReader& reader, std::vector<uint32_t> host_of_trace);
 
   // Fills `out`; false when the model does not need the event.
   bool Convert(const ctf::Event& e, KernelEvent* out) const {
@@ -68,7 +67,6 @@ class KernelLayout {
   std::vector<ClassLayout> classes_;
   std::vector<Kind> kinds_;  // classes_[i].kind, dense
   std::vector<uint32_t> host_of_trace_;
-  std::vector<ClockTransform> transforms_;
   bool has_scheduling_ = false;
 };
 

@@ -374,7 +374,16 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
   return set;
 }
 
-Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set) {
+void TransformUnsynced(const ClockTransform& t, SpanSet* set) {
+  for (Span& s : set->spans) {
+    if (s.synced) continue;
+    s.start_ns = t.Apply(s.start_ns);
+    s.end_ns = t.Apply(s.end_ns);
+  }
+}
+
+Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set,
+                       const std::map<std::string, ClockTransform>& transforms) {
   struct Sync {
     int64_t start = -1, end = -1;
     int32_t tid = 0;
@@ -392,7 +401,14 @@ Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set
       if (text.find("jaeger_ust:") == std::string::npos &&
           text.find("causeway_ust:") == std::string::npos)
         continue;
-      ASSIGN_OR_RETURN(auto reader, ctf::EventReader::Open({dir}));
+      ctf::ReaderOptions ro;
+      if (!transforms.empty()) {
+        ro.clock_transform = [&transforms](const ctf::Trace& t) {
+          auto it = transforms.find(t.hostname());
+          return it != transforms.end() ? it->second : ClockTransform{};
+        };
+      }
+      ASSIGN_OR_RETURN(auto reader, ctf::EventReader::Open({dir}, ro));
       struct Fields {
         int high = -1, low = -1, span = -1, tid = -1, vtid = -1;
       };

@@ -1,10 +1,12 @@
 // Reads OTLP JSON and Jaeger JSON span files into a SpanSet (README.md).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/clock_transform.h"
 #include "base/status.h"
 #include "spans/span_model.h"
 
@@ -19,6 +21,12 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths);
 
 // Applies user-space sync events (jaeger_ust:*, causeway_ust:*) found in `trace_paths`
 // (CTF trace directories or their parents): spans take the events' times and threads.
-Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set);
+// `transforms` (by trace env hostname) maps each host's clock to the analysis timebase.
+Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set,
+                       const std::map<std::string, ClockTransform>& transforms = {});
+
+// Maps the times of the spans that have no sync events (their own, on one host's clock)
+// through `t`.
+void TransformUnsynced(const ClockTransform& t, SpanSet* set);
 
 }  // namespace causeway::spans

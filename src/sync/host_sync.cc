@@ -27,6 +27,28 @@ std::vector<PairReport> HostSync::Pairs() const {
   return out;
 }
 
+bool HostSync::ConnectedWithin(long double relative_width) const {
+  std::map<std::string, std::string> parent;
+  for (const auto& [h, ts] : hosts_) parent[h] = h;
+  auto find = [&parent](std::string h) {
+    while (parent[h] != h) h = parent[h] = parent[parent[h]];
+    return h;
+  };
+  size_t parts = hosts_.size();
+  for (const auto& [k, s] : pairs_) {
+    const SyncResult& r = s.result();
+    if (r.quality != SyncQuality::kAccurate || !r.min_line || !r.max_line) continue;
+    const long double width = r.max_line->slope() - r.min_line->slope();
+    if (width > relative_width * r.slope) continue;
+    const std::string a = find(k.first), b = find(k.second);
+    if (a != b) {
+      parent[a] = b;
+      --parts;
+    }
+  }
+  return parts <= 1;
+}
+
 std::vector<HostTransform> HostSync::Solve(const std::string& reference) const {
   std::map<std::string, HostTransform> done;
   if (hosts_.empty()) return {};

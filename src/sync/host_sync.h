@@ -45,6 +45,12 @@ class HostSync {
   // `reference` empty: the first host name in lexical order.
   std::vector<HostTransform> Solve(const std::string& reference = "") const;
   std::vector<PairReport> Pairs() const;
+  // True when every host declared so far is linked to every other through pairs whose
+  // result is accurate with a slope known within `relative_width` (the two extreme lines'
+  // slopes differ by at most that fraction): the stop test of the coarse step of the
+  // two-step procedure (seed 004 §3.6 uses 1 percent). Union-find over the pairs.
+  bool ConnectedWithin(long double relative_width) const;
+  size_t num_hosts() const { return hosts_.size(); }
 
  private:
   std::map<std::string, int64_t> hosts_;  // a timestamp inside each host's trace

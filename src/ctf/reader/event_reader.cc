@@ -31,7 +31,8 @@ StatusOr<std::vector<std::string>> FindTraceDirs(const std::string& path) {
   return found;
 }
 
-StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::string>& paths) {
+StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::string>& paths,
+                                                         const ReaderOptions& options) {
   auto r = std::unique_ptr<EventReader>(new EventReader());
   if (paths.empty()) return InvalidArgument("no trace directory given");
   for (const auto& p : paths) {
@@ -44,9 +45,12 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
   for (uint32_t ti = 0; ti < r->traces_.size(); ++ti) {
     const uint32_t class_base = r->num_event_classes_;
     r->num_event_classes_ += r->traces_[ti]->plan().num_event_classes;
+    const ClockTransform transform =
+        options.clock_transform ? options.clock_transform(*r->traces_[ti]) : ClockTransform{};
     for (const auto& path : r->traces_[ti]->stream_paths()) {
-      auto c = std::make_unique<StreamCursor>(
-          r->traces_[ti].get(), ti, static_cast<uint32_t>(r->cursors_.size()), class_base, path);
+      auto c = std::make_unique<StreamCursor>(r->traces_[ti].get(), ti,
+                                              static_cast<uint32_t>(r->cursors_.size()), class_base,
+                                              path, transform);
       RETURN_IF_ERROR(c->Open());
       r->total_bytes_ += c->stats().file_bytes;
       r->cursors_.push_back(std::move(c));

@@ -6,10 +6,12 @@
 // the merged sequence is ordered too, whatever the disorder across streams.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "base/clock_transform.h"
 #include "base/status.h"
 #include "ctf/reader/event.h"
 #include "ctf/reader/stream_cursor.h"
@@ -17,11 +19,19 @@
 
 namespace causeway::ctf {
 
+struct ReaderOptions {
+  // Called once per trace after its metadata is read: the transform from the trace's clock
+  // to the analysis timebase (multi-host synchronization). Timestamps are transformed
+  // before the merge, so the merged order is the synchronized order. Unset: identity.
+  std::function<ClockTransform(const Trace&)> clock_transform;
+};
+
 class EventReader {
  public:
   // Opens every trace directory. A directory that holds no `metadata` but has trace
   // directories below it (LTTng's output layout) is searched recursively.
-  static StatusOr<std::unique_ptr<EventReader>> Open(const std::vector<std::string>& paths);
+  static StatusOr<std::unique_ptr<EventReader>> Open(const std::vector<std::string>& paths,
+                                                     const ReaderOptions& options = {});
 
   // The next event, or nullptr at the end or on error (then status() is not OK). The
   // event stays valid until the next call.

@@ -32,8 +32,9 @@ inline uint64_t UpdateClock(uint64_t clock, uint64_t value, unsigned bits) {
 }  // namespace
 
 StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t stream_index,
-                           uint32_t class_base, std::string path)
+                           uint32_t class_base, std::string path, const ClockTransform& transform)
     : trace_(trace), class_base_(class_base), path_(std::move(path)) {
+  if (!transform.identity()) transform_.emplace(transform);
   stats_.path = path_;
   stats_.trace_index = trace_index;
   event_.trace = trace;
@@ -266,7 +267,8 @@ Status StreamCursor::StartPacket() {
     }
     loop_stack_.assign(sp->max_loop_depth + 1, 0);
     stats_.stream_class_id = sp->cls->id;
-    clock_is_ns_ = !sp->clock || sp->clock->freq == 1'000'000'000;
+    // The shortcut ns = cycles + offset holds for a 1 GHz clock and no transform.
+    clock_is_ns_ = (!sp->clock || sp->clock->freq == 1'000'000'000) && !transform_;
     clock_offset_ns_ = trace_->CyclesToNs(sp->clock, 0);
     event_.stream_plan = sp;
     if (hk.stream_instance_id) stats_.stream_instance_id = Read(hk.stream_instance_id);
@@ -300,8 +302,7 @@ Status StreamCursor::StartPacket() {
   if (k.timestamp_begin)
     clock_ = UpdateClock(clock_, Read(k.timestamp_begin), k.timestamp_begin->scalar.size_bits);
   if (k.cpu_id) stats_.cpu = event_.cpu = static_cast<int64_t>(Read(k.cpu_id));
-  const uint64_t packet_end_ts =
-      k.timestamp_end ? trace_->CyclesToNs(sp->clock, Read(k.timestamp_end)) : 0;
+  const uint64_t packet_end_ts = k.timestamp_end ? ToNs(Read(k.timestamp_end)) : 0;
   if (k.events_discarded) {
     const uint64_t total = Read(k.events_discarded);
     const unsigned bits = k.events_discarded->scalar.size_bits;
@@ -324,6 +325,12 @@ Status StreamCursor::StartPacket() {
   prev_packet_end_ts_ = packet_end_ts;
   pos_ = pos;
   return Status::Ok();
+}
+
+uint64_t StreamCursor::ToNs(uint64_t cycles) {
+  const uint64_t ns = trace_->CyclesToNs(stream_plan_->clock, cycles);
+  if (!transform_) return ns;
+  return static_cast<uint64_t>(transform_->Apply(static_cast<int64_t>(ns)));
 }
 
 bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
@@ -572,8 +579,7 @@ inline void StreamCursor::Finish(const EventPlan* ep, uint32_t class_index, uint
                                  uint64_t clock) {
   pos_ = pos;
   clock_ = clock;
-  uint64_t ts =
-      clock_is_ns_ ? clock + clock_offset_ns_ : trace_->CyclesToNs(stream_plan_->clock, clock);
+  uint64_t ts = clock_is_ns_ ? clock + clock_offset_ns_ : ToNs(clock);
   if (ts < last_ts_) [[unlikely]] {
     ++stats_.clamped_events;
     stats_.max_backward_ns = std::max(stats_.max_backward_ns, last_ts_ - ts);
@@ -627,7 +633,7 @@ bool StreamCursor::NextSlow() {
       pending_discarded_ = 0;
       // Placed at the previous event's time (or the packet's start before any event): the
       // stream stays ordered and no real event needs clamping because of it.
-      event_.timestamp = have_ts_ ? last_ts_ : trace_->CyclesToNs(stream_plan_->clock, clock_);
+      event_.timestamp = have_ts_ ? last_ts_ : ToNs(clock_);
       fast_ = false;  // the next call comes back here to reset the kind
       return true;
     }

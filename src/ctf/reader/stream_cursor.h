@@ -8,9 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/clock_transform.h"
+#include "base/fast_transform.h"
 #include "base/status.h"
 #include "ctf/reader/event.h"
 #include "ctf/reader/trace.h"
@@ -35,9 +38,11 @@ struct StreamStats {
 
 class StreamCursor {
  public:
-  // `class_base` is added to EventPlan::index to form Event::class_index.
+  // `class_base` is added to EventPlan::index to form Event::class_index. `transform` maps
+  // the trace's clock (ns) to the analysis timebase: every timestamp the cursor reports,
+  // its statistics included, is transformed (monotonic, so the stream stays ordered).
   StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t stream_index, uint32_t class_base,
-               std::string path);
+               std::string path, const ClockTransform& transform = {});
   ~StreamCursor();
   StreamCursor(const StreamCursor&) = delete;
   StreamCursor& operator=(const StreamCursor&) = delete;
@@ -105,6 +110,8 @@ class StreamCursor {
   bool FastHeader(uint64_t* pos, uint64_t* id);
   uint64_t Read(const PlanNode* n) const;
   void ReleaseBehind();
+  // Clock value -> ns in the analysis timebase (clock class conversion, then the transform).
+  uint64_t ToNs(uint64_t cycles);
 
   // What DecodeEvent needs for one event id of the stream class, in one place.
   struct FastEvent {
@@ -163,6 +170,7 @@ class StreamCursor {
   std::vector<FastEvent> fast_table_;
 
   const Trace* trace_;
+  std::optional<FastTransform> transform_;  // absent for the identity
   uint32_t class_base_;
   std::string path_;
   StreamStats stats_;

@@ -1,10 +1,10 @@
-#include "sync/fast_transform.h"
+#include "base/fast_transform.h"
 
 #include <random>
 
 #include <gtest/gtest.h>
 
-namespace causeway::sync {
+namespace causeway {
 namespace {
 
 // Every timestamp gives exactly the 128-bit reference's value: sequential timestamps across
@@ -41,4 +41,4 @@ TEST(FastTransformTest, IdentityAndOffsetOnly) {
 }
 
 }  // namespace
-}  // namespace causeway::sync
+}  // namespace causeway

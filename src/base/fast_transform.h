@@ -13,7 +13,7 @@
 
 #include "base/clock_transform.h"
 
-namespace causeway::sync {
+namespace causeway {
 
 class FastTransform {
  public:
@@ -52,4 +52,4 @@ class FastTransform {
   uint64_t rem_ = 0;
 };
 
-}  // namespace causeway::sync
+}  // namespace causeway
