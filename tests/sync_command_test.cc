@@ -109,5 +109,50 @@ TEST(SyncCommandTest, RecoversAKnownDriftAndOffsetBetweenTwoHosts) {
       << err;
 }
 
+// One host's clock an hour ahead: merged on raw timestamps, all of alpha's trace is read
+// before beta's and every segment waits for its partner. The two-step procedure (shifted
+// starts, then the coarse transform, with expiry) keeps a handful waiting and gives exactly
+// the one-step result.
+TEST(SyncCommandTest, TwoStepBoundsTheSegmentsWaitingWhenOneTraceIsFarAhead) {
+  testing::TempDir tmp;
+  const int64_t t0 = 1'795'337'846'000'000'000, hour = 3'600'000'000'000;
+  auto beta_clock = [&](int64_t t) { return t + hour + (t - t0) / 20'000; };  // +50 ppm
+  std::vector<Seg> alpha, beta;
+  const int kMessages = 3000;
+  for (int i = 0; i < kMessages; ++i) {  // 30 s of request/reply every 10 ms
+    const int64_t send = t0 + i * 10'000'000LL;
+    const auto seq = static_cast<uint32_t>(1000 + 64 * i);
+    alpha.push_back({send, true, seq, 77, 0x18});
+    beta.push_back({beta_clock(send + 9000 + (i * 7919) % 4000), false, seq, 77, 0x18});
+    beta.push_back({beta_clock(send + 60'000), true, 77, seq + 64, 0x18});
+    alpha.push_back({send + 70'000 + (i * 104729) % 5000, false, 77, seq + 64, 0x18});
+  }
+  WriteHost(tmp.path() + "/alpha", "alpha", alpha);
+  WriteHost(tmp.path() + "/beta", "beta", beta);
+
+  std::string err;
+  auto one = testing::RunCli("sync --one-step --format json " + tmp.path(), &err);
+  ASSERT_EQ(one.exit_code, 0) << err;
+  auto two = testing::RunCli("sync --format json " + tmp.path(), &err);
+  ASSERT_EQ(two.exit_code, 0) << err;
+  const auto j1 = nlohmann::json::parse(one.out), j2 = nlohmann::json::parse(two.out);
+  EXPECT_FALSE(j1["two_step"].get<bool>());
+  ASSERT_TRUE(j2["two_step"].get<bool>());
+  EXPECT_TRUE(j2["coarse_connected"].get<bool>());
+  EXPECT_EQ(j1["matched_across_hosts"], 2 * kMessages);
+  EXPECT_EQ(j2["matched_across_hosts"], 2 * kMessages);
+  EXPECT_EQ(j2["expired"], 0);
+  // One step: alpha's 3000 requests wait for beta (its replies wait too, minus those
+  // matched in passing); two steps: a few at a time.
+  EXPECT_GE(j1["fine_step"]["peak_pending"].get<int64_t>(), kMessages);
+  EXPECT_LE(j2["coarse_step"]["peak_pending"].get<int64_t>(), 4);
+  EXPECT_LE(j2["fine_step"]["peak_pending"].get<int64_t>(), 4);
+  EXPECT_LT(j2["coarse_step"]["events_read"].get<int64_t>(), 4 * kMessages)
+      << "the coarse step should stop once the hosts are linked";
+  // The same messages, so the same hulls and the same exact transform.
+  EXPECT_EQ(j1["hosts"][1]["transform"], j2["hosts"][1]["transform"]);
+  EXPECT_EQ(j2["pairs"][0]["quality"], "accurate");
+}
+
 }  // namespace
 }  // namespace causeway
