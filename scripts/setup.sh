@@ -8,6 +8,7 @@ PACKAGES=(
   clang libclang-rt-14-dev           # libFuzzer targets
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libzstd-dev
+  libsimdjson-dev                    # span files: OTLP and Jaeger JSON, parsed at GB/s
   libbpf-dev bpftool libelf-dev zlib1g-dev   # the recorder: eBPF programs, CO-RE skeleton
   iproute2 util-linux                # record tests: network namespaces, setpriv, unshare
   libcpp-httplib-dev                 # the demo: HTTP between its services

@@ -1,13 +1,14 @@
 #include "spans/span_reader.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "ctf/reader/event_reader.h"
 
@@ -15,7 +16,10 @@ namespace causeway::spans {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using simdjson::SUCCESS;
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::object;
 
 // Reads `n` hex digits (any case); false when there are other characters.
 bool ParseHex(std::string_view s, uint64_t* out) {
@@ -47,58 +51,95 @@ struct Where {
   }
 };
 
-Status ParseTraceId(const json& v, const Where& w, TraceId* out) {
-  if (!v.is_string()) return w.Error("trace id is not a string");
-  const std::string s = v.get<std::string>();
+// An object member that may be missing.
+struct Field {
+  bool present = false;
+  element value;
+};
+Field Get(const object& o, std::string_view key) {
+  Field f;
+  f.present = o.at_key(key).get(f.value) == SUCCESS;
+  return f;
+}
+bool String(const Field& f, std::string_view* out) {
+  return f.present && f.value.get_string().get(*out) == SUCCESS;
+}
+bool Object(const Field& f, object* out) {
+  return f.present && f.value.get_object().get(*out) == SUCCESS;
+}
+bool Array(const Field& f, array* out) {
+  return f.present && f.value.get_array().get(*out) == SUCCESS;
+}
+
+Status ParseTraceId(const Field& f, const Where& w, TraceId* out) {
+  std::string_view s;
+  if (!String(f, &s)) return w.Error("trace id is not a string");
   // 32 hex digits (OTLP, Jaeger); Jaeger also writes 64-bit ids as 16.
   if (s.size() > 32 || s.empty()) return w.Error(fmt::format("trace id '{}' is not hex", s));
   const size_t split = s.size() > 16 ? s.size() - 16 : 0;
   uint64_t high = 0, low = 0;
-  if ((split && !ParseHex(std::string_view(s).substr(0, split), &high)) ||
-      !ParseHex(std::string_view(s).substr(split), &low))
+  if ((split && !ParseHex(s.substr(0, split), &high)) || !ParseHex(s.substr(split), &low))
     return w.Error(fmt::format("trace id '{}' is not hex", s));
   if ((high | low) == 0) return w.Error("trace id is all zeros");
   *out = {high, low};
   return Status::Ok();
 }
 
-Status ParseSpanId(const json& v, const Where& w, const char* what, uint64_t* out) {
-  if (!v.is_string()) return w.Error(fmt::format("{} is not a string", what));
-  const std::string s = v.get<std::string>();
+// The same without an error message: the per-span fast path (the message, and the path
+// it names, are only built when this fails).
+bool ParseTraceIdFast(const Field& f, TraceId* out) {
+  std::string_view s;
+  if (!String(f, &s) || s.empty() || s.size() > 32) return false;
+  const size_t split = s.size() > 16 ? s.size() - 16 : 0;
+  uint64_t high = 0, low = 0;
+  if ((split && !ParseHex(s.substr(0, split), &high)) || !ParseHex(s.substr(split), &low))
+    return false;
+  if ((high | low) == 0) return false;
+  *out = {high, low};
+  return true;
+}
+bool ParseSpanIdFast(const Field& f, uint64_t* out) {
+  std::string_view s;
+  return String(f, &s) && ParseHex(s, out);
+}
+
+Status ParseSpanId(const Field& f, const Where& w, const char* what, uint64_t* out) {
+  std::string_view s;
+  if (!String(f, &s)) return w.Error(fmt::format("{} is not a string", what));
   if (!ParseHex(s, out)) return w.Error(fmt::format("{} '{}' is not 16 hex digits", what, s));
   return Status::Ok();
 }
 
 // OTLP JSON writes 64-bit integers as decimal strings; some writers use numbers.
-bool ParseInt64(const json& v, int64_t* out) {
-  if (v.is_number_integer()) {
-    *out = v.get<int64_t>();
+bool ParseInt64(const Field& f, int64_t* out) {
+  if (!f.present) return false;
+  int64_t i = 0;
+  uint64_t u = 0;
+  std::string_view s;
+  if (f.value.get_int64().get(i) == SUCCESS) {
+    *out = i;
     return true;
   }
-  if (v.is_number_unsigned()) {
-    *out = static_cast<int64_t>(v.get<uint64_t>());
+  if (f.value.get_uint64().get(u) == SUCCESS) {
+    *out = static_cast<int64_t>(u);
     return true;
   }
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
-    if (s.empty()) return false;
-    char* end = nullptr;
-    errno = 0;
-    const long long x = std::strtoll(s.c_str(), &end, 10);
-    if (errno || *end) return false;
-    *out = x;
+  if (f.value.get_string().get(s) == SUCCESS && !s.empty()) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), i);
+    if (ec != std::errc() || end != s.data() + s.size()) return false;
+    *out = i;
     return true;
   }
   return false;
 }
 
-SpanKind OtlpKind(const json& v) {
-  if (v.is_number_integer()) {
-    const int k = v.get<int>();
+SpanKind OtlpKind(const Field& f) {
+  if (!f.present) return SpanKind::kUnspecified;
+  int64_t k = 0;
+  if (f.value.get_int64().get(k) == SUCCESS)
     return k >= 1 && k <= 5 ? static_cast<SpanKind>(k) : SpanKind::kUnspecified;
-  }
-  if (v.is_string()) {
-    const std::string s = v.get<std::string>();
+  std::string_view s;
+  if (f.value.get_string().get(s) == SUCCESS) {
     if (s == "SPAN_KIND_INTERNAL") return SpanKind::kInternal;
     if (s == "SPAN_KIND_SERVER") return SpanKind::kServer;
     if (s == "SPAN_KIND_CLIENT") return SpanKind::kClient;
@@ -108,7 +149,7 @@ SpanKind OtlpKind(const json& v) {
   return SpanKind::kUnspecified;
 }
 
-SpanKind JaegerKind(const std::string& s) {
+SpanKind JaegerKind(std::string_view s) {
   if (s == "server") return SpanKind::kServer;
   if (s == "client") return SpanKind::kClient;
   if (s == "producer") return SpanKind::kProducer;
@@ -118,10 +159,11 @@ SpanKind JaegerKind(const std::string& s) {
 }
 
 // OTLP AnyValue: {"intValue": "12"} or {"stringValue": "x"}.
-bool OtlpIntValue(const json& value, int64_t* out) {
-  if (!value.is_object()) return false;
-  if (value.contains("intValue")) return ParseInt64(value["intValue"], out);
-  if (value.contains("stringValue")) return ParseInt64(value["stringValue"], out);
+bool OtlpIntValue(const Field& value, int64_t* out) {
+  object o;
+  if (!Object(value, &o)) return false;
+  if (Field i = Get(o, "intValue"); i.present) return ParseInt64(i, out);
+  if (Field s = Get(o, "stringValue"); s.present) return ParseInt64(s, out);
   return false;
 }
 
@@ -134,64 +176,99 @@ void AddSpan(Span s, SpanSet* out) {
   out->spans.push_back(std::move(s));
 }
 
-Status ParseOtlp(const json& doc, const std::string& file, SpanSet* out) {
-  const json& rss = doc["resourceSpans"];
-  if (!rss.is_array()) return Where{file, "resourceSpans"}.Error("not an array");
-  for (size_t r = 0; r < rss.size(); ++r) {
-    const json& rs = rss[r];
+// An attribute list [{"key": …, "value": …}], calling `f(key, value)` for each well-formed one.
+template <typename F>
+void ForEachKeyValue(const Field& list, F&& f) {
+  array a;
+  if (!Array(list, &a)) return;
+  for (element e : a) {
+    object kv;
+    std::string_view key;
+    if (e.get_object().get(kv) != SUCCESS) continue;
+    const Field value = Get(kv, "value");
+    if (!String(Get(kv, "key"), &key) || !value.present) continue;
+    f(key, value);
+  }
+}
+
+Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
+  array rss;
+  if (!Array(Get(doc, "resourceSpans"), &rss))
+    return Where{file, "resourceSpans"}.Error("not an array");
+  size_t r = 0;
+  for (element rs_el : rss) {
+    const size_t ri = r++;
+    object rs;
+    if (rs_el.get_object().get(rs) != SUCCESS) continue;
     std::string service = "unknown_service";
     int64_t pid = 0;
-    if (rs.contains("resource") && rs["resource"].contains("attributes") &&
-        rs["resource"]["attributes"].is_array()) {
-      for (const json& a : rs["resource"]["attributes"]) {
-        if (!a.is_object() || !a.contains("key") || !a.contains("value")) continue;
-        if (a["key"] == "service.name" && a["value"].contains("stringValue") &&
-            a["value"]["stringValue"].is_string())
-          service = a["value"]["stringValue"].get<std::string>();
-        if (a["key"] == "process.pid") OtlpIntValue(a["value"], &pid);
-      }
+    object resource;
+    if (Object(Get(rs, "resource"), &resource)) {
+      ForEachKeyValue(Get(resource, "attributes"), [&](std::string_view key, const Field& value) {
+        object v;
+        std::string_view name;
+        if (key == "service.name" && Object(value, &v) && String(Get(v, "stringValue"), &name))
+          service = std::string(name);
+        if (key == "process.pid") OtlpIntValue(value, &pid);
+      });
     }
     // "instrumentationLibrarySpans": the name before OTLP 0.15.
-    const char* scope_key =
-        rs.contains("scopeSpans") ? "scopeSpans" : "instrumentationLibrarySpans";
-    if (!rs.contains(scope_key)) continue;
-    const json& scopes = rs[scope_key];
-    if (!scopes.is_array())
-      return Where{file, fmt::format("resourceSpans[{}].{}", r, scope_key)}.Error("not an array");
-    for (size_t sc = 0; sc < scopes.size(); ++sc) {
-      if (!scopes[sc].contains("spans")) continue;
-      const json& spans = scopes[sc]["spans"];
-      if (!spans.is_array())
-        return Where{file, fmt::format("resourceSpans[{}].{}[{}].spans", r, scope_key, sc)}.Error(
+    Field scopes_f = Get(rs, "scopeSpans");
+    const char* scope_key = "scopeSpans";
+    if (!scopes_f.present) {
+      scopes_f = Get(rs, "instrumentationLibrarySpans");
+      scope_key = "instrumentationLibrarySpans";
+    }
+    if (!scopes_f.present) continue;
+    array scopes;
+    if (!Array(scopes_f, &scopes))
+      return Where{file, fmt::format("resourceSpans[{}].{}", ri, scope_key)}.Error("not an array");
+    size_t sc = 0;
+    for (element scope_el : scopes) {
+      const size_t sci = sc++;
+      object scope;
+      if (scope_el.get_object().get(scope) != SUCCESS) continue;
+      const Field spans_f = Get(scope, "spans");
+      if (!spans_f.present) continue;
+      array spans;
+      if (!Array(spans_f, &spans))
+        return Where{file, fmt::format("resourceSpans[{}].{}[{}].spans", ri, scope_key, sci)}.Error(
             "not an array");
-      for (size_t i = 0; i < spans.size(); ++i) {
-        const Where w{file, fmt::format("resourceSpans[{}].{}[{}].spans[{}]", r, scope_key, sc, i)};
-        const json& j = spans[i];
-        if (!j.is_object()) return w.Error("not an object");
+      size_t i = 0;
+      for (element span_el : spans) {
+        const size_t si = i++;
+        // The path is only formatted when there is an error to report.
+        auto where = [&] {
+          return Where{file,
+                       fmt::format("resourceSpans[{}].{}[{}].spans[{}]", ri, scope_key, sci, si)};
+        };
+        object j;
+        if (span_el.get_object().get(j) != SUCCESS) return where().Error("not an object");
         Span s;
         s.service = service;
         s.pid = static_cast<int32_t>(pid);
-        RETURN_IF_ERROR(ParseTraceId(j.value("traceId", json()), w, &s.trace));
-        RETURN_IF_ERROR(ParseSpanId(j.value("spanId", json()), w, "spanId", &s.span_id));
-        if (s.span_id == 0) return w.Error("spanId is all zeros");
-        if (j.contains("parentSpanId") && j["parentSpanId"].is_string() &&
-            !j["parentSpanId"].get<std::string>().empty())
-          RETURN_IF_ERROR(ParseSpanId(j["parentSpanId"], w, "parentSpanId", &s.parent_span_id));
-        if (j.contains("name") && j["name"].is_string()) s.operation = j["name"].get<std::string>();
-        s.kind = OtlpKind(j.value("kind", json()));
-        if (!ParseInt64(j.value("startTimeUnixNano", json()), &s.start_ns))
-          return w.Error("startTimeUnixNano is missing or not an integer");
-        if (!ParseInt64(j.value("endTimeUnixNano", json()), &s.end_ns))
-          return w.Error("endTimeUnixNano is missing or not an integer");
-        if (s.end_ns < s.start_ns) return w.Error("ends before it starts");
-        if (j.contains("attributes") && j["attributes"].is_array()) {
-          for (const json& a : j["attributes"]) {
-            if (!a.is_object() || !a.contains("key") || !a.contains("value")) continue;
-            int64_t v = 0;
-            if ((a["key"] == "thread.id" || a["key"] == "tid") && OtlpIntValue(a["value"], &v))
-              s.tid = static_cast<int32_t>(v);
-          }
-        }
+        const Field trace_id = Get(j, "traceId"), span_id = Get(j, "spanId");
+        if (!ParseTraceIdFast(trace_id, &s.trace))
+          RETURN_IF_ERROR(ParseTraceId(trace_id, where(), &s.trace));
+        if (!ParseSpanIdFast(span_id, &s.span_id))
+          RETURN_IF_ERROR(ParseSpanId(span_id, where(), "spanId", &s.span_id));
+        if (s.span_id == 0) return where().Error("spanId is all zeros");
+        std::string_view text;
+        const Field parent = Get(j, "parentSpanId");
+        if (String(parent, &text) && !text.empty() && !ParseSpanIdFast(parent, &s.parent_span_id))
+          RETURN_IF_ERROR(ParseSpanId(parent, where(), "parentSpanId", &s.parent_span_id));
+        if (String(Get(j, "name"), &text)) s.operation = std::string(text);
+        s.kind = OtlpKind(Get(j, "kind"));
+        if (!ParseInt64(Get(j, "startTimeUnixNano"), &s.start_ns))
+          return where().Error("startTimeUnixNano is missing or not an integer");
+        if (!ParseInt64(Get(j, "endTimeUnixNano"), &s.end_ns))
+          return where().Error("endTimeUnixNano is missing or not an integer");
+        if (s.end_ns < s.start_ns) return where().Error("ends before it starts");
+        ForEachKeyValue(Get(j, "attributes"), [&](std::string_view key, const Field& value) {
+          int64_t v = 0;
+          if ((key == "thread.id" || key == "tid") && OtlpIntValue(value, &v))
+            s.tid = static_cast<int32_t>(v);
+        });
         AddSpan(std::move(s), out);
       }
     }
@@ -199,66 +276,79 @@ Status ParseOtlp(const json& doc, const std::string& file, SpanSet* out) {
   return Status::Ok();
 }
 
-Status ParseJaeger(const json& doc, const std::string& file, SpanSet* out) {
-  const json& data = doc["data"];
-  if (!data.is_array()) return Where{file, "data"}.Error("not an array");
-  for (size_t t = 0; t < data.size(); ++t) {
-    const json& trace = data[t];
-    std::map<std::string, std::pair<std::string, int64_t>> processes;  // id -> service, pid
-    if (trace.contains("processes") && trace["processes"].is_object()) {
-      for (const auto& [id, p] : trace["processes"].items()) {
-        std::string service = p.value("serviceName", std::string("unknown_service"));
+Status ParseJaeger(const object& doc, const std::string& file, SpanSet* out) {
+  array data;
+  if (!Array(Get(doc, "data"), &data)) return Where{file, "data"}.Error("not an array");
+  size_t t = 0;
+  for (element trace_el : data) {
+    const size_t ti = t++;
+    object trace;
+    if (trace_el.get_object().get(trace) != SUCCESS) continue;
+    std::map<std::string, std::pair<std::string, int64_t>, std::less<>>
+        processes;  // id -> service, pid
+    object procs;
+    if (Object(Get(trace, "processes"), &procs)) {
+      for (auto [id, p_el] : procs) {
+        object p;
+        if (p_el.get_object().get(p) != SUCCESS)
+          return Where{file, fmt::format("data[{}].processes.{}", ti, id)}.Error("not an object");
+        std::string_view name;
+        std::string service =
+            String(Get(p, "serviceName"), &name) ? std::string(name) : "unknown_service";
         int64_t pid = 0;
-        if (p.contains("tags") && p["tags"].is_array())
-          for (const json& tag : p["tags"])
-            if (tag.is_object() && tag.value("key", "") == "pid")
-              ParseInt64(tag.value("value", json()), &pid);
-        processes[id] = {service, pid};
+        ForEachKeyValue(Get(p, "tags"), [&](std::string_view key, const Field& value) {
+          if (key == "pid") ParseInt64(value, &pid);
+        });
+        processes[std::string(id)] = {std::move(service), pid};
       }
     }
-    if (!trace.contains("spans")) continue;
-    const json& spans = trace["spans"];
-    if (!spans.is_array())
-      return Where{file, fmt::format("data[{}].spans", t)}.Error("not an array");
-    for (size_t i = 0; i < spans.size(); ++i) {
-      const Where w{file, fmt::format("data[{}].spans[{}]", t, i)};
-      const json& j = spans[i];
-      if (!j.is_object()) return w.Error("not an object");
+    const Field spans_f = Get(trace, "spans");
+    if (!spans_f.present) continue;
+    array spans;
+    if (!Array(spans_f, &spans))
+      return Where{file, fmt::format("data[{}].spans", ti)}.Error("not an array");
+    size_t i = 0;
+    for (element span_el : spans) {
+      const Where w{file, fmt::format("data[{}].spans[{}]", ti, i++)};
+      object j;
+      if (span_el.get_object().get(j) != SUCCESS) return w.Error("not an object");
       Span s;
-      RETURN_IF_ERROR(ParseTraceId(j.value("traceID", json()), w, &s.trace));
-      RETURN_IF_ERROR(ParseSpanId(j.value("spanID", json()), w, "spanID", &s.span_id));
+      RETURN_IF_ERROR(ParseTraceId(Get(j, "traceID"), w, &s.trace));
+      RETURN_IF_ERROR(ParseSpanId(Get(j, "spanID"), w, "spanID", &s.span_id));
       if (s.span_id == 0) return w.Error("spanID is all zeros");
-      if (j.contains("operationName") && j["operationName"].is_string())
-        s.operation = j["operationName"].get<std::string>();
-      if (j.contains("references") && j["references"].is_array()) {
-        for (const json& ref : j["references"]) {
+      std::string_view text;
+      if (String(Get(j, "operationName"), &text)) s.operation = std::string(text);
+      array refs;
+      if (Array(Get(j, "references"), &refs)) {
+        for (element ref_el : refs) {
           // CHILD_OF is the parent; FOLLOWS_FROM also orders, and is the parent when alone.
-          if (!ref.is_object() || !ref.contains("spanID")) continue;
+          object ref;
+          if (ref_el.get_object().get(ref) != SUCCESS) continue;
+          const Field id = Get(ref, "spanID");
+          if (!id.present) continue;
           uint64_t parent = 0;
-          RETURN_IF_ERROR(ParseSpanId(ref["spanID"], w, "references.spanID", &parent));
-          if (ref.value("refType", "") == "CHILD_OF" || s.parent_span_id == 0)
+          RETURN_IF_ERROR(ParseSpanId(id, w, "references.spanID", &parent));
+          std::string_view type;
+          if ((String(Get(ref, "refType"), &type) && type == "CHILD_OF") || s.parent_span_id == 0)
             s.parent_span_id = parent;
         }
       }
       int64_t start_us = 0, duration_us = 0;
-      if (!ParseInt64(j.value("startTime", json()), &start_us))
+      if (!ParseInt64(Get(j, "startTime"), &start_us))
         return w.Error("startTime is missing or not an integer");
-      if (!ParseInt64(j.value("duration", json()), &duration_us) || duration_us < 0)
+      if (!ParseInt64(Get(j, "duration"), &duration_us) || duration_us < 0)
         return w.Error("duration is missing, negative or not an integer");
       s.start_ns = start_us * 1000;
       s.end_ns = (start_us + duration_us) * 1000;
-      if (j.contains("tags") && j["tags"].is_array()) {
-        for (const json& tag : j["tags"]) {
-          if (!tag.is_object()) continue;
-          const std::string key = tag.value("key", "");
-          if (key == "span.kind" && tag.contains("value") && tag["value"].is_string())
-            s.kind = JaegerKind(tag["value"].get<std::string>());
-          int64_t v = 0;
-          if ((key == "thread.id" || key == "tid") && ParseInt64(tag.value("value", json()), &v))
-            s.tid = static_cast<int32_t>(v);
-        }
-      }
-      auto p = processes.find(j.value("processID", ""));
+      ForEachKeyValue(Get(j, "tags"), [&](std::string_view key, const Field& value) {
+        std::string_view v;
+        if (key == "span.kind" && String(value, &v)) s.kind = JaegerKind(v);
+        int64_t n = 0;
+        if ((key == "thread.id" || key == "tid") && ParseInt64(value, &n))
+          s.tid = static_cast<int32_t>(n);
+      });
+      std::string_view pid;
+      auto p = String(Get(j, "processID"), &pid) ? processes.find(pid) : processes.end();
       if (p != processes.end()) {
         s.service = p->second.first;
         s.pid = static_cast<int32_t>(p->second.second);
@@ -271,11 +361,12 @@ Status ParseJaeger(const json& doc, const std::string& file, SpanSet* out) {
   return Status::Ok();
 }
 
-Status ParseOne(const json& doc, const std::string& name, SpanSet* out) {
-  if (!doc.is_object())
+Status ParseOne(const element& doc, const std::string& name, SpanSet* out) {
+  object o;
+  if (doc.get_object().get(o) != SUCCESS)
     return DataLoss(fmt::format("Cannot read spans: file={}: not a JSON object", name));
-  if (doc.contains("resourceSpans")) return ParseOtlp(doc, name, out);
-  if (doc.contains("data")) return ParseJaeger(doc, name, out);
+  if (Get(o, "resourceSpans").present) return ParseOtlp(o, name, out);
+  if (Get(o, "data").present) return ParseJaeger(o, name, out);
   return DataLoss(fmt::format(
       "Cannot read spans: file={}: neither OTLP JSON (resourceSpans) nor Jaeger JSON (data)",
       name));
@@ -302,21 +393,13 @@ std::string_view SpanKindName(SpanKind k) {
   }
 }
 
-Status ParseSpanDocumentImpl(std::string_view text, const std::string& name, SpanSet* out);
-
 Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out) {
-  // nlohmann-json throws on shapes the checks above do not foresee (a number too large, a
-  // member of a non-object): every such case is bad input, reported with the file.
-  try {
-    return ParseSpanDocumentImpl(text, name, out);
-  } catch (const json::exception& e) {
-    return DataLoss(fmt::format("Cannot read spans: file={}: {}", name, e.what()));
-  }
-}
-
-Status ParseSpanDocumentImpl(std::string_view text, const std::string& name, SpanSet* out) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_discarded()) return ParseOne(doc, name, out);
+  simdjson::dom::parser parser;
+  element doc;
+  // The parser needs SIMDJSON_PADDING readable bytes after the text: it copies when the
+  // caller's buffer may not have them.
+  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(doc) == SUCCESS)
+    return ParseOne(doc, name, out);
   // JSON Lines: one document per line (OTLP file exporters write this).
   size_t line_no = 0, begin = 0, docs = 0;
   while (begin < text.size()) {
@@ -326,18 +409,11 @@ Status ParseSpanDocumentImpl(std::string_view text, const std::string& name, Spa
     ++line_no;
     begin = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    json d = json::parse(line, nullptr, false);
-    if (d.is_discarded()) {
-      // Report the parser's own message for the first bad line.
-      try {
-        const json unused = json::parse(line);
-        (void)unused;
-      } catch (const json::exception& e) {
-        return DataLoss(
-            fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no, e.what()));
-      }
-    }
-    RETURN_IF_ERROR(ParseOne(d, fmt::format("{} line {}", name, line_no), out));
+    const auto error = parser.parse(line.data(), line.size(), true).get(doc);
+    if (error != SUCCESS)
+      return DataLoss(fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no,
+                                  simdjson::error_message(error)));
+    RETURN_IF_ERROR(ParseOne(doc, fmt::format("{} line {}", name, line_no), out));
     ++docs;
   }
   if (docs == 0) return DataLoss(fmt::format("Cannot read spans: file={}: empty", name));
@@ -363,12 +439,15 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
     }
   }
   SpanSet set;
+  std::string text;
   for (const std::string& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (!in && !in.eof()) return IoError(fmt::format("Cannot read span file {}", f));
-    RETURN_IF_ERROR(ParseSpanDocument(ss.str(), f, &set));
+    std::ifstream in(f, std::ios::binary | std::ios::ate);
+    if (!in) return IoError(fmt::format("Cannot read span file {}", f));
+    text.resize(static_cast<size_t>(in.tellg()));
+    in.seekg(0);
+    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
+      return IoError(fmt::format("Cannot read span file {}", f));
+    RETURN_IF_ERROR(ParseSpanDocument(text, f, &set));
     set.files.push_back(f);
   }
   return set;
