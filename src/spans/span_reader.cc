@@ -439,6 +439,13 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
     }
   }
   SpanSet set;
+  // About 500 bytes per span in OTLP JSON: reserving spares the id index its rehashes.
+  uint64_t total = 0;
+  for (const std::string& f : files) {
+    std::error_code ec;
+    total += fs::file_size(f, ec);
+  }
+  set.by_id.reserve(total / 512);
   std::string text;
   for (const std::string& f : files) {
     std::ifstream in(f, std::ios::binary | std::ios::ate);
@@ -488,23 +495,33 @@ Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set
         };
       }
       ASSIGN_OR_RETURN(auto reader, ctf::EventReader::Open({dir}, ro));
+      // Per event class, computed at its first event: which sync event it is, and where
+      // its fields are (no string comparison per event).
+      enum Kind : uint8_t { kNotYet, kOther, kStart, kEnd, kActivate, kDeactivate };
       struct Fields {
+        Kind kind = kNotYet;
         int high = -1, low = -1, span = -1, tid = -1, vtid = -1;
       };
-      std::unordered_map<const ctf::EventPlan*, Fields> fields;
+      std::vector<Fields> classes(reader->num_event_classes());
+      sync.reserve(set->spans.size());
       while (const ctf::Event* e = reader->Next()) {
         if (!e->plan) continue;
-        const std::string_view name = e->name();
-        const bool start = name == "jaeger_ust:start_span", end = name == "jaeger_ust:end_span";
-        const bool act = name == "causeway_ust:activate", deact = name == "causeway_ust:deactivate";
-        if (!start && !end && !act && !deact) continue;
-        auto [it, fresh] = fields.try_emplace(e->plan);
-        if (fresh) {
-          it->second = {e->plan->FieldIndex("trace_id_high"), e->plan->FieldIndex("trace_id_low"),
-                        e->plan->FieldIndex("span_id"), e->plan->FieldIndex("tid"),
-                        e->plan->FieldIndex("vtid")};
+        Fields& f = classes[e->class_index];
+        if (f.kind == kNotYet) [[unlikely]] {
+          const std::string_view name = e->name();
+          f.kind = name == "jaeger_ust:start_span"     ? kStart
+                   : name == "jaeger_ust:end_span"     ? kEnd
+                   : name == "causeway_ust:activate"   ? kActivate
+                   : name == "causeway_ust:deactivate" ? kDeactivate
+                                                       : kOther;
+          f.high = e->plan->FieldIndex("trace_id_high");
+          f.low = e->plan->FieldIndex("trace_id_low");
+          f.span = e->plan->FieldIndex("span_id");
+          f.tid = e->plan->FieldIndex("tid");
+          f.vtid = e->plan->FieldIndex("vtid");
         }
-        const Fields& f = it->second;
+        if (f.kind == kOther) continue;
+        const bool start = f.kind == kStart, end = f.kind == kEnd, act = f.kind == kActivate;
         if (f.span < 0) continue;
         const uint64_t id = e->GetUnsigned(f.span);
         // The thread: the `tid` field, else LTTng-UST's vtid context (seed 000's events).
