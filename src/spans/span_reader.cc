@@ -338,8 +338,11 @@ Status ParseJaeger(const object& doc, const std::string& file, SpanSet* out) {
         return w.Error("startTime is missing or not an integer");
       if (!ParseInt64(Get(j, "duration"), &duration_us) || duration_us < 0)
         return w.Error("duration is missing, negative or not an integer");
-      s.start_ns = start_us * 1000;
-      s.end_ns = (start_us + duration_us) * 1000;
+      int64_t end_us = 0;
+      if (__builtin_add_overflow(start_us, duration_us, &end_us) ||
+          __builtin_mul_overflow(start_us, 1000, &s.start_ns) ||
+          __builtin_mul_overflow(end_us, 1000, &s.end_ns))
+        return w.Error("startTime + duration is beyond the range of ns timestamps");
       ForEachKeyValue(Get(j, "tags"), [&](std::string_view key, const Field& value) {
         std::string_view v;
         if (key == "span.kind" && String(value, &v)) s.kind = JaegerKind(v);

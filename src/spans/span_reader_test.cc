@@ -89,6 +89,11 @@ TEST(SpanReader, BadInputNamesTheFileAndThePlace) {
        "data[0].spans[0]: duration is missing, negative or not an integer"},
       {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"000","spanId":"02"}]}]}]})",
        "trace id is all zeros"},
+      // Microseconds that overflow 64-bit nanoseconds (found by the fuzzer).
+      {R"({"data":[{"spans":[{"traceID":"01","spanID":"02","startTime":9223372036854775,"duration":1}]}]})",
+       "data[0].spans[0]: startTime + duration is beyond the range of ns timestamps"},
+      {R"({"data":[{"spans":[{"traceID":"01","spanID":"02","startTime":9223372036854775807,"duration":1}]}]})",
+       "beyond the range of ns timestamps"},
       // Shapes the library itself rejects (found by the fuzzer): a number beyond double's
       // range, a Jaeger process that is not an object.
       {"9e9020ed473", "file=x.json"},
