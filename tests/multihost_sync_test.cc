@@ -301,7 +301,8 @@ TEST_F(MultiHostSyncTest, ClientCriticalPathContinuesOnTheServerThread) {
                    &err);
   ASSERT_EQ(cp.exit_code, 0) << err;
   EXPECT_EQ(err.find("Clocks synchronized"), std::string::npos) << err;
-  for (const auto& seg : nlohmann::json::parse(cp.out)["segments"])
+  const nlohmann::json unsynced = nlohmann::json::parse(cp.out);
+  for (const auto& seg : unsynced["segments"])
     EXPECT_NE(seg["host"], "host-b") << "reached host-b without synchronization";
 }
 
