@@ -104,16 +104,20 @@ int main(int argc, char** argv) {
   int messages = 500'000, runs = 3;
   std::string dir;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--messages")) messages = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--dir")) dir = argv[i + 1];
+    if (!std::strcmp(argv[i], "--messages"))
+      messages = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--runs"))
+      runs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--dir"))
+      dir = argv[i + 1];
   }
   if (messages < 100 || runs < 1) {
     std::fprintf(stderr, "usage: sync_memory_bench [--messages N>=100] [--runs R] [--dir DIR]\n");
     return 2;
   }
   const bool own_dir = dir.empty();
-  if (own_dir) dir = fs::temp_directory_path() / ("causeway-sync-bench-" + std::to_string(getpid()));
+  if (own_dir)
+    dir = fs::temp_directory_path() / ("causeway-sync-bench-" + std::to_string(getpid()));
   fs::remove_all(dir);
 
   const int64_t t0 = 1'795'337'846'000'000'000, hour = 3'600'000'000'000;
@@ -127,17 +131,17 @@ int main(int argc, char** argv) {
     beta.push_back({beta_clock(send + 60'000), true, 77, seq + 64});
     alpha.push_back({send + 70'000 + (i * 104729) % 5000, false, 77, seq + 64});
   }
-  if (WriteHost(dir + "/alpha", "alpha", alpha) || WriteHost(dir + "/beta", "beta", beta))
-    return 1;
+  if (WriteHost(dir + "/alpha", "alpha", alpha) || WriteHost(dir + "/beta", "beta", beta)) return 1;
   // Freed before forking, so the children's RSS is their own work.
   std::vector<Seg>().swap(alpha);
   std::vector<Seg>().swap(beta);
   uint64_t bytes = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.is_regular_file()) bytes += e.file_size();
-  std::printf("Two hosts, %d request/reply pairs over %.0f s (%.1f MB of CTF), beta's clock "
-              "1 h ahead; %d runs each, medians\n\n",
-              messages, messages / 1000.0, bytes / 1e6, runs);
+  std::printf(
+      "Two hosts, %d request/reply pairs over %.0f s (%.1f MB of CTF), beta's clock "
+      "1 h ahead; %d runs each, medians\n\n",
+      messages, messages / 1000.0, bytes / 1e6, runs);
 
   std::vector<Result> one, two;
   for (int r = 0; r < runs; ++r) {  // interleaved, so drift on the machine hits both alike
@@ -162,17 +166,17 @@ int main(int argc, char** argv) {
   const double by2 = med(two, [](const Result& r) { return r.peak_bytes; });
   const double s1 = med(one, [](const Result& r) { return r.seconds; });
   const double s2 = med(two, [](const Result& r) { return r.seconds; });
-  std::printf("%-10s %14s %16s %14s %10s %10s\n", "", "peak waiting", "waiting bytes",
-              "peak RSS", "time", "matched");
+  std::printf("%-10s %14s %16s %14s %10s %10s\n", "", "peak waiting", "waiting bytes", "peak RSS",
+              "time", "matched");
   std::printf("%-10s %14.0f %14.1f MB %11.1f MB %8.2f s %10llu\n", "one step", pend1, by1 / 1e6,
               rss1 / 1024, s1, static_cast<unsigned long long>(one[0].matched));
   std::printf("%-10s %14.0f %14.1f KB %11.1f MB %8.2f s %10llu\n", "two steps", pend2, by2 / 1e3,
               rss2 / 1024, s2, static_cast<unsigned long long>(two[0].matched));
-  std::printf("\nTwo steps: %.0fx fewer segments waiting, %.0fx less memory for them, peak RSS "
-              "%.1fx lower (RSS includes the process and the reader's mapped packets), time "
-              "%.2fx\n",
-              pend1 / std::max(pend2, 1.0), by1 / std::max(by2, 1.0), rss1 / std::max(rss2, 1.0),
-              s2 / s1);
+  std::printf(
+      "\nTwo steps: %.0fx fewer segments waiting, %.0fx less memory for them, peak RSS "
+      "%.1fx lower (RSS includes the process and the reader's mapped packets), time "
+      "%.2fx\n",
+      pend1 / std::max(pend2, 1.0), by1 / std::max(by2, 1.0), rss1 / std::max(rss2, 1.0), s2 / s1);
   if (own_dir) fs::remove_all(dir);
   return 0;
 }

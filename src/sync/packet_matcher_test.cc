@@ -50,7 +50,7 @@ TEST(PacketMatcherTest, OneKeySeveralTimesPairsInOrder) {
 TEST(PacketMatcherTest, HalvesUnmatchedAfterTheExpiryDelayAreDropped) {
   HostSync hs;
   PacketMatcher m(&hs, {"a", "b"}, /*expiry_ns=*/10'000);
-  m.Add(true, 0, kA, 1000, 1000);   // its receive comes too late
+  m.Add(true, 0, kA, 1000, 1000);  // its receive comes too late
   m.Add(true, 0, kB, 8000, 8000);
   m.Add(false, 1, kB, 10'500, 10'500);  // matched in time
   EXPECT_EQ(m.matched_across_hosts(), 1u);

@@ -49,10 +49,14 @@ TEST(ReaderTransformTest, TimestampsAndMergeOrderFollowTheTransform) {
   ASSERT_TRUE((*r)->status().ok()) << (*r)->status().ToString();
   EXPECT_EQ(discarded, 6u);
   // b: 150 -> -850, 250 -> -800, 350 -> -750, 450 -> -700 (before every a event).
-  const std::vector<std::pair<std::string, uint64_t>> want = {
-      {"b", static_cast<uint64_t>(-850)}, {"b", static_cast<uint64_t>(-800)},
-      {"b", static_cast<uint64_t>(-750)}, {"b", static_cast<uint64_t>(-700)},
-      {"a", 100}, {"a", 200}, {"a", 300}, {"a", 400}};
+  const std::vector<std::pair<std::string, uint64_t>> want = {{"b", static_cast<uint64_t>(-850)},
+                                                              {"b", static_cast<uint64_t>(-800)},
+                                                              {"b", static_cast<uint64_t>(-750)},
+                                                              {"b", static_cast<uint64_t>(-700)},
+                                                              {"a", 100},
+                                                              {"a", 200},
+                                                              {"a", 300},
+                                                              {"a", 400}};
   EXPECT_EQ(got, want);
   // Stream statistics are in the same timebase.
   for (const StreamStats& s : (*r)->stream_stats()) {
