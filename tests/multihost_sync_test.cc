@@ -9,7 +9,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <tuple>
 
@@ -26,6 +25,7 @@ namespace causeway {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadInfo;
 using testing::RunCli;
 using testing::RunCommand;
 using testing::TempDir;
@@ -82,17 +82,6 @@ class NetnsPair {
   }
   std::string error_;
 };
-
-std::map<std::string, std::string> ReadInfo(const std::string& path) {
-  std::map<std::string, std::string> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
-}
 
 // host-b's clock: 3 s ahead at the start of the trace and 1e-4 faster.
 ClockTransform Skew(int64_t t0) {
@@ -223,11 +212,7 @@ TEST_F(MultiHostSyncTest, EveryReceiveComesAfterItsSendOnceSynchronized) {
   ASSERT_TRUE(clocks->applied);
   const auto transforms = clocks->Transforms();
   ASSERT_EQ(transforms.count("host-b"), 1u);
-  ctf::ReaderOptions ro;
-  ro.clock_transform = [&](const ctf::Trace& t) {
-    auto it = transforms.find(t.hostname());
-    return it != transforms.end() ? it->second : ClockTransform{};
-  };
+  const ctf::ReaderOptions ro = ctf::ReaderOptions::ByHost(transforms);
   // Raw and synchronized: how many segments would arrive before they left.
   for (bool synced : {false, true}) {
     auto reader = ctf::EventReader::Open({f_->a, f_->b}, synced ? ro : ctf::ReaderOptions{});

@@ -29,6 +29,7 @@ namespace causeway {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ReadInfo;
 using testing::RunCli;
 using testing::RunCommand;
 using testing::TempDir;
@@ -44,17 +45,6 @@ std::string WhyCannotRecord() {
     const std::string why = WhyCannotRecord();            \
     if (!why.empty()) GTEST_SKIP() << "Skipped: " << why; \
   } while (0)
-
-std::map<std::string, std::string> ReadInfo(const std::string& path) {
-  std::map<std::string, std::string> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    const size_t eq = line.find('=');
-    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
-  }
-  return out;
-}
 
 struct Recording {
   std::string dir;  // the recording directory (DIR/kernel holds the trace)

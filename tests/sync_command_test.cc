@@ -3,6 +3,7 @@
 // exchanged nothing is reported as not connected.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -152,6 +153,41 @@ TEST(SyncCommandTest, TwoStepBoundsTheSegmentsWaitingWhenOneTraceIsFarAhead) {
   // The same messages, so the same hulls and the same exact transform.
   EXPECT_EQ(j1["hosts"][1]["transform"], j2["hosts"][1]["transform"]);
   EXPECT_EQ(j2["pairs"][0]["quality"], "accurate");
+}
+
+// The synchronization flags of the analyses, given garbage: a clear error naming the file
+// or the host, before any analysis runs.
+TEST(SyncCommandTest, AnalysesRefuseBadTransformsFilesAndUnknownReferences) {
+  testing::TempDir tmp;
+  const int64_t t0 = 1'795'337'846'000'000'000;
+  WriteHost(tmp.path() + "/alpha", "alpha", {{t0, true, 1, 2, 0x18}});
+  WriteHost(tmp.path() + "/beta", "beta", {{t0 + 5000, false, 1, 2, 0x18}});
+  const std::string bad = tmp.path() + "/clocks.json";
+  std::ofstream(bad) << R"({"hosts": [{"host": "beta", "connected": true}]})";
+  std::string err;
+  for (const char* cmd : {"threads", "critpath --tid 1"}) {
+    SCOPED_TRACE(cmd);
+    auto r = testing::RunCli(std::string(cmd) + " " + tmp.path() + " --transforms " + bad, &err);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(err.find("Cannot read clock transforms: file=" + bad +
+                       ": hosts[0].transform: missing for a connected host"),
+              std::string::npos)
+        << err;
+    r = testing::RunCli(
+        std::string(cmd) + " " + tmp.path() + " --transforms " + tmp.path() + "/none.json", &err);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(err.find("none.json: cannot open"), std::string::npos) << err;
+    r = testing::RunCli(std::string(cmd) + " " + tmp.path() + " --sync-reference delta", &err);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(err.find("Unknown reference host 'delta' (hosts: alpha, beta)"), std::string::npos)
+        << err;
+    r = testing::RunCli(std::string(cmd) + " " + tmp.path() + " --no-sync --transforms " + bad,
+                        &err);
+    EXPECT_NE(r.exit_code, 0) << "--no-sync and --transforms exclude each other";
+  }
+  auto r = testing::RunCli("sync " + tmp.path() + " --expiry -3", &err);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(err.find("--expiry"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -121,6 +121,12 @@ StatusOr<ClockSync> ResolveClockSync(const std::vector<std::string>& paths,
     ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> r, ctf::EventReader::Open(paths));
     for (const auto& t : r->traces()) hostnames.insert(t->hostname());
   }
+  if (!options.reference.empty() && !hostnames.count(options.reference)) {
+    std::string known;
+    for (const auto& h : hostnames) known += (known.empty() ? "" : ", ") + h;
+    return InvalidArgument("Unknown reference host '" + options.reference + "' (hosts: " + known +
+                           ")");
+  }
   if (hostnames.size() < 2) return out;  // one clock: nothing to synchronize
   SyncOptions so;
   so.reference = options.reference;

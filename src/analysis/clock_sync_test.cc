@@ -81,6 +81,12 @@ TEST(ClockSyncTest, OneHostNeedsNoSynchronization) {
   EXPECT_FALSE(r->applied);
   EXPECT_TRUE(r->Transforms().empty());
   EXPECT_EQ(r->Note(), "");
+  ClockSyncOptions o;
+  o.reference = "nowhere";
+  auto bad = ResolveClockSync({testing::TestTrace("lttng/many-threads")}, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().ToString().find("Unknown reference host 'nowhere'"), std::string::npos)
+      << bad.status().ToString();
 }
 
 }  // namespace

@@ -14,15 +14,9 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   // Transforms go into the reader, so that its merge order is the synchronized order.
   auto result = std::make_unique<KernelAnalysis>();
   ASSIGN_OR_RETURN(result->clocks, ResolveClockSync(paths, options.sync));
-  const std::map<std::string, ClockTransform> transforms = result->clocks.Transforms();
-  ctf::ReaderOptions ro;
-  if (!transforms.empty()) {
-    ro.clock_transform = [&transforms](const ctf::Trace& t) {
-      auto it = transforms.find(t.hostname());
-      return it != transforms.end() ? it->second : ClockTransform{};
-    };
-  }
-  ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader, ctf::EventReader::Open(paths, ro));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<ctf::EventReader> reader,
+      ctf::EventReader::Open(paths, ctf::ReaderOptions::ByHost(result->clocks.Transforms())));
   kernel::KernelModel model(&result->graph);
 
   // Hosts by env hostname: a host's kernel and user-space traces share one host id.

@@ -490,14 +490,8 @@ Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set
       if (text.find("jaeger_ust:") == std::string::npos &&
           text.find("causeway_ust:") == std::string::npos)
         continue;
-      ctf::ReaderOptions ro;
-      if (!transforms.empty()) {
-        ro.clock_transform = [&transforms](const ctf::Trace& t) {
-          auto it = transforms.find(t.hostname());
-          return it != transforms.end() ? it->second : ClockTransform{};
-        };
-      }
-      ASSIGN_OR_RETURN(auto reader, ctf::EventReader::Open({dir}, ro));
+      ASSIGN_OR_RETURN(auto reader,
+                       ctf::EventReader::Open({dir}, ctf::ReaderOptions::ByHost(transforms)));
       // Per event class, computed at its first event: which sync event it is, and where
       // its fields are (no string comparison per event).
       enum Kind : uint8_t { kNotYet, kOther, kStart, kEnd, kActivate, kDeactivate };

@@ -50,7 +50,6 @@ class HostSync {
   // slopes differ by at most that fraction): the stop test of the coarse step of the
   // two-step procedure (seed 004 §3.6 uses 1 percent). Union-find over the pairs.
   bool ConnectedWithin(long double relative_width) const;
-  size_t num_hosts() const { return hosts_.size(); }
 
  private:
   std::map<std::string, int64_t> hosts_;  // a timestamp inside each host's trace

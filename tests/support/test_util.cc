@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -80,6 +81,17 @@ ReadResult ReadAsText(const std::vector<std::string>& dirs) {
   r.status = (*reader)->status();
   r.streams = (*reader)->stream_stats();
   return r;
+}
+
+std::map<std::string, std::string> ReadInfo(const std::string& path) {
+  std::map<std::string, std::string> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
 }
 
 std::string TestTrace(const std::string& name) {

@@ -1,6 +1,7 @@
 // Helpers shared by the end-to-end tests.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct ReadResult {
 
 // Reads every event of `dirs` with our reader and renders it like babeltrace2.
 ReadResult ReadAsText(const std::vector<std::string>& dirs);
+
+// The "key=value" lines a causeway_workload run wrote to its INFO_FILE.
+std::map<std::string, std::string> ReadInfo(const std::string& path);
 
 std::string TestTrace(const std::string& name);  // tests/data/traces/<name>
 bool HaveProgram(const std::string& name);

@@ -31,6 +31,16 @@ StatusOr<std::vector<std::string>> FindTraceDirs(const std::string& path) {
   return found;
 }
 
+ReaderOptions ReaderOptions::ByHost(std::map<std::string, ClockTransform> by_host) {
+  ReaderOptions o;
+  if (by_host.empty()) return o;
+  o.clock_transform = [m = std::move(by_host)](const Trace& t) {
+    auto it = m.find(t.hostname());
+    return it != m.end() ? it->second : ClockTransform{};
+  };
+  return o;
+}
+
 StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::string>& paths,
                                                          const ReaderOptions& options) {
   auto r = std::unique_ptr<EventReader>(new EventReader());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct ReaderOptions {
   // to the analysis timebase (multi-host synchronization). Timestamps are transformed
   // before the merge, so the merged order is the synchronized order. Unset: identity.
   std::function<ClockTransform(const Trace&)> clock_transform;
+
+  // Options whose clock_transform looks each trace's env hostname up in `by_host` (identity
+  // for hosts not listed; no transform at all when the map is empty).
+  static ReaderOptions ByHost(std::map<std::string, ClockTransform> by_host);
 };
 
 class EventReader {
