@@ -132,6 +132,18 @@ TEST(RequestScenario, ThreeWayContentionNamesEachRequestInTheWay) {
   // B's thread appears at 5 (before: not in the trace, unknown).
   EXPECT_EQ(Pieces(k, a, 1),
             "2@0-5 unknown | 2@5-10 running | 3@10-40 blocked_by_request(2) | 2@40-70 running");
+  // Alg. 2: C's running time from 10 to 40 is on all three requests' thread paths, stored
+  // once; B's from 40 to 70 on A's and B's.
+  ASSERT_EQ(a.merged.paths.size(), 3u);
+  int on_three = 0, on_two = 0;
+  for (const auto& n : a.merged.nodes) {
+    const int32_t tid = k.graph().worker(n.worker).tid;
+    if (tid == 3 && n.start == 10 && n.end == 40) on_three += n.paths == 3;
+    if (tid == 2 && n.start == 40 && n.end == 70) on_two += n.paths == 2;
+  }
+  EXPECT_EQ(on_three, 1);
+  EXPECT_EQ(on_two, 1);
+  EXPECT_EQ(a.merged.shared_ns, 2u * 30 + 30u + 5u);
   ExpectTiles(a);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <tuple>
 #include <unordered_map>
 
 namespace causeway::graph {
@@ -72,8 +73,11 @@ void CriticalPathFinder::Compute(WorkerId w, int64_t begin, int64_t end, Critica
     }
     Emit(out, w, st, q, s, t);
   }
-  std::sort(out->links.begin(), out->links.end(),
-            [](const PathLink& a, const PathLink& b) { return a.to_ts < b.to_ts; });
+  // Ties broken on every field: the same path gives the same list, however it was found.
+  std::sort(out->links.begin(), out->links.end(), [](const PathLink& a, const PathLink& b) {
+    return std::tie(a.to_ts, a.from_ts, a.from, a.to, a.kind) <
+           std::tie(b.to_ts, b.from_ts, b.from, b.to, b.kind);
+  });
 }
 
 void CriticalPathFinder::Follow(const InLink& link, WorkerId target, StringId target_qual,

@@ -93,6 +93,12 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
       "events; {} spans without a thread; {} requests without a thread\n",
       a.requests.size(), order.size(), a.spans, a.spans_synced, a.spans_without_thread,
       a.requests_without_thread);
+  if (a.merged.shared_nodes > 0)
+    out += fmt::format(
+        "{} critical paths merged (one per thread and run of overlapping requests): {} states, {} "
+        "of them on several paths ({} of path time stored once)\n",
+        a.merged.paths.size(), a.merged.nodes.size(), a.merged.shared_nodes,
+        FormatDuration(static_cast<int64_t>(a.merged.shared_ns)));
   if (!a.operations.empty()) {
     out += fmt::format("\n{:<12} {:<24} {:>7} {:>12} {:>12}  {}\n", "SERVICE", "OPERATION", "COUNT",
                        "MEAN", "MAX", "TIME BY CAUSE");
@@ -139,7 +145,13 @@ nlohmann::json RequestsJson(const graph::ExecutionGraph& g, const spans::SpanSet
             {"spans_synced", a.spans_synced},
             {"spans_without_thread", a.spans_without_thread},
             {"spans_outside_trace", a.spans_outside_trace},
-            {"requests_without_thread", a.requests_without_thread}}}};
+            {"requests_without_thread", a.requests_without_thread}}},
+          {"merged_paths",
+           {{"paths", a.merged.paths.size()},
+            {"segments", a.merged.segments},
+            {"nodes", a.merged.nodes.size()},
+            {"shared_nodes", a.merged.shared_nodes},
+            {"shared_ns", a.merged.shared_ns}}}};
 }
 
 std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,

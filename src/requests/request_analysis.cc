@@ -197,25 +197,49 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
     return s == steps.end() ? INT64_MAX : s->ts;
   };
 
-  graph::CriticalPathFinder finder(g);
-  for (size_t ri = 0; ri < out.requests.size(); ++ri) {
-    Request& r = out.requests[ri];
+  // The critical paths of the threads running the requests, merged with their shared
+  // states stored once (seed 000 Alg. 2): one path per thread and span of overlapping
+  // requests, each request's path a slice of its thread's.
+  std::vector<graph::PathRange> wanted;
+  for (Request& r : out.requests) {
     const spans::Span& root = set.spans[r.root];
     r.worker = root.tid ? worker_at(root.tid, r.start) : graph::kNoWorker;
+    if (r.worker != graph::kNoWorker) wanted.push_back({r.worker, r.start, r.end});
+  }
+  const std::vector<graph::PathRange> ranges = graph::MergeRanges(std::move(wanted));
+  out.merged = graph::MergeCriticalPaths(g, ranges);
+  auto path_of = [&](WorkerId w, int64_t start) -> const graph::MergedPath& {
+    // The last range of `w` that begins at or before `start` holds the request.
+    auto it =
+        std::upper_bound(ranges.begin(), ranges.end(), std::pair{w, start},
+                         [](const std::pair<WorkerId, int64_t>& x, const graph::PathRange& r) {
+                           return x.first != r.worker ? x.first < r.worker : x.second < r.begin;
+                         });
+    return out.merged.paths[static_cast<size_t>(std::prev(it) - ranges.begin())];
+  };
+  for (size_t ri = 0; ri < out.requests.size(); ++ri) {
+    Request& r = out.requests[ri];
     if (r.worker == graph::kNoWorker) {
       ++out.requests_without_thread;
       if (r.end > r.start)
         r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
     } else {
-      const graph::CriticalPath path = finder.Compute(r.worker, r.start, r.end);
-      r.links = path.links;
+      const graph::MergedPath& thread_path = path_of(r.worker, r.start);
+      const std::vector<graph::PathSegment> segments =
+          graph::SlicePath(out.merged, thread_path, r.start, r.end);
+      // The links of the slice: signals received inside it (as a path over the request's
+      // range alone would have them).
+      const int64_t lo = std::max(r.start, thread_path.range.begin);
+      const int64_t hi = std::min(r.end, thread_path.range.end);
+      for (const graph::PathLink& l : thread_path.links)
+        if (l.to_ts > lo && l.to_ts <= hi) r.links.push_back(l);
       // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
       int64_t covered = r.start;
       auto unknown_until = [&](int64_t t) {
         if (t > covered)
           r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
       };
-      for (const graph::PathSegment& seg : path.segments) {
+      for (const graph::PathSegment& seg : segments) {
         unknown_until(seg.start);
         for (int64_t a = seg.start; a < seg.end;) {
           const int64_t b = std::min(seg.end, next_change(seg.worker, a));

@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "graph/critical_path.h"
 #include "graph/execution_graph.h"
+#include "graph/merged_paths.h"
 #include "spans/span_model.h"
 
 namespace causeway::requests {
@@ -73,6 +74,9 @@ struct RequestAnalysis {
   uint64_t spans_without_thread = 0;     // not associated with any thread
   uint64_t requests_without_thread = 0;  // root span's thread unknown: no path
   uint64_t spans_outside_trace = 0;      // thread not found in the kernel trace at that time
+  // The requests' threads' critical paths merged, shared states stored once (seed 000
+  // Alg. 2); every request's path is a slice of one of them.
+  graph::MergedPaths merged;
   // The service of the spans a thread ran (threads of one executable share their name).
   std::unordered_map<graph::WorkerId, std::string> thread_service;
   // "tid 1234 (customer)": the thread's service when known, else its name.

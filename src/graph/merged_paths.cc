@@ -1,0 +1,147 @@
+#include "graph/merged_paths.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace causeway::graph {
+
+namespace {
+
+// (worker, state, qualifier) in one word: 32 + 8 + 24 bits (qualifiers are 24-bit ids).
+uint64_t KeyOf(const PathSegment& s) {
+  return (uint64_t{s.worker} << 32) | (uint64_t{static_cast<uint8_t>(s.state)} << 24) |
+         (s.qualifier & 0xffffff);
+}
+
+}  // namespace
+
+std::vector<PathRange> MergeRanges(std::vector<PathRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(), [](const PathRange& a, const PathRange& b) {
+    return std::tie(a.worker, a.begin, a.end) < std::tie(b.worker, b.begin, b.end);
+  });
+  std::vector<PathRange> out;
+  for (const PathRange& r : ranges) {
+    if (!out.empty() && out.back().worker == r.worker && r.begin <= out.back().end) {
+      out.back().end = std::max(out.back().end, r.end);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRange>& ranges) {
+  MergedPaths out;
+  out.paths.resize(ranges.size());
+  CriticalPathFinder finder(g);
+  CriticalPath cp;
+  // Every path's segments in one array, path after path (a path's are at
+  // [first[p], first[p + 1])).
+  std::vector<PathSegment> segs;
+  std::vector<size_t> first(ranges.size() + 1, 0);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    const PathRange& r = ranges[i];
+    finder.Compute(r.worker, r.begin, r.end, &cp);
+    MergedPath& p = out.paths[i];
+    p.range = PathRange{r.worker, cp.begin, cp.end};
+    p.links = cp.links;
+    first[i] = segs.size();
+    segs.insert(segs.end(), cp.segments.begin(), cp.segments.end());
+  }
+  first[ranges.size()] = segs.size();
+  out.segments = segs.size();
+
+  // Segments grouped by (thread, state, qualifier), in time order within a group. Sorting
+  // beats hashing here: a path has hundreds of thousands of segments, mostly distinct.
+  struct Entry {
+    uint64_t key;
+    int64_t start;
+    uint32_t segment;
+  };
+  std::vector<Entry> order(segs.size());
+  for (size_t i = 0; i < segs.size(); ++i)
+    order[i] = Entry{KeyOf(segs[i]), segs[i].start, static_cast<uint32_t>(i)};
+  std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
+    return a.key != b.key ? a.key < b.key : a.start < b.start;
+  });
+  // Per group, its boundaries (every start and end of its segments, from every path): a
+  // piece of one path is cut wherever a piece of another path on the same state begins or
+  // ends, so common parts become equal pieces, each one node. A segment's pieces are the
+  // boundary intervals [bound[j], bound[j + 1]) it covers; node_at[j] is that piece's node.
+  std::vector<uint32_t> first_bound(segs.size());  // segment -> its first interval (global)
+  std::vector<int64_t> bounds;
+  std::vector<uint32_t> node_at;
+  std::vector<int64_t> group;
+  for (size_t lo = 0; lo < order.size();) {
+    size_t hi = lo;
+    while (hi < order.size() && order[hi].key == order[lo].key) ++hi;
+    group.clear();
+    for (size_t k = lo; k < hi; ++k) {
+      group.push_back(segs[order[k].segment].start);
+      group.push_back(segs[order[k].segment].end);
+    }
+    std::sort(group.begin(), group.end());
+    group.erase(std::unique(group.begin(), group.end()), group.end());
+    const size_t base = bounds.size();
+    bounds.insert(bounds.end(), group.begin(), group.end());
+    node_at.resize(bounds.size(), UINT32_MAX);
+    const PathSegment& proto = segs[order[lo].segment];
+    for (size_t k = lo; k < hi; ++k) {
+      const PathSegment& sg = segs[order[k].segment];
+      const size_t j0 = static_cast<size_t>(std::lower_bound(group.begin(), group.end(), sg.start) -
+                                            group.begin());
+      first_bound[order[k].segment] = static_cast<uint32_t>(base + j0);
+      for (size_t j = j0; group[j] < sg.end; ++j) {  // sg.end is in the group
+        uint32_t& n = node_at[base + j];
+        if (n == UINT32_MAX) {
+          n = static_cast<uint32_t>(out.nodes.size());
+          out.nodes.push_back(
+              MergedNode{proto.worker, proto.state, proto.qualifier, group[j], group[j + 1], 0});
+        }
+        ++out.nodes[n].paths;  // a path passes through a node once: its segments tile
+      }
+    }
+    lo = hi;
+  }
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    MergedPath& p = out.paths[i];
+    for (size_t k = first[i]; k < first[i + 1]; ++k)
+      for (size_t j = first_bound[k]; bounds[j] < segs[k].end; ++j) p.nodes.push_back(node_at[j]);
+    out.pieces += p.nodes.size();
+  }
+  for (const MergedNode& n : out.nodes) {
+    if (n.paths > 1) {
+      ++out.shared_nodes;
+      out.shared_ns += static_cast<uint64_t>(n.end - n.start) * (n.paths - 1);
+    }
+  }
+  return out;
+}
+
+std::vector<PathSegment> SlicePath(const MergedPaths& m, const MergedPath& path, int64_t begin,
+                                   int64_t end) {
+  std::vector<PathSegment> out;
+  begin = std::max(begin, path.range.begin);
+  end = std::min(end, path.range.end);
+  if (end <= begin) return out;
+  // Nodes tile the range in order: the first one ending after `begin`.
+  auto it = std::partition_point(path.nodes.begin(), path.nodes.end(),
+                                 [&](uint32_t n) { return m.nodes[n].end <= begin; });
+  for (; it != path.nodes.end(); ++it) {
+    const MergedNode& n = m.nodes[*it];
+    if (n.start >= end) break;
+    const int64_t s = std::max(n.start, begin), e = std::min(n.end, end);
+    if (!out.empty()) {
+      PathSegment& last = out.back();
+      if (last.worker == n.worker && last.state == n.state && last.qualifier == n.qualifier &&
+          last.end == s) {
+        last.end = e;
+        continue;
+      }
+    }
+    out.push_back(PathSegment{n.worker, n.state, n.qualifier, s, e});
+  }
+  return out;
+}
+
+}  // namespace causeway::graph
