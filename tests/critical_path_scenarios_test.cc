@@ -107,6 +107,33 @@ TEST(CriticalPathScenario, NetworkWakeUpOnLoopbackFollowsTheSender) {
   EXPECT_EQ(s.counters().packets_matched, 1u);
 }
 
+TEST(CriticalPathScenario, SegmentsInFlightLongerThanTheExpiryAreNotMatched) {
+  // The model forgets a send after 10 s of trace time (its receiver is not traced): a
+  // segment received later with the same seq/ack/flags is another one, never linked.
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1:client
+    0 cpu1 switch 0 -> 2:server
+    5 cpu1 switch 2 S -> 0
+    10 cpu0 send 100 1 0x18
+    11000000000 cpu0 send 200 1 0x18      # 11 s later: a sweep forgets the first
+    11000000001 cpu1 softirq_entry 3
+    11000000001 cpu1 recv 100 1 0x18
+    11000000001 cpu1 recv 200 1 0x18
+    11000000002 cpu1 waking 2
+    11000000003 cpu1 softirq_exit 3
+    11000000004 cpu1 switch 0 -> 2
+    22000000000 cpu0 send 300 1 0x18
+    33000000000 cpu0 softirq_entry 3
+    33000000000 cpu0 recv 300 1 0x18    # 11 s in flight, no send since: not matched either
+    33000000000 cpu0 softirq_exit 3
+    end 33000000001
+  )");
+  EXPECT_EQ(s.counters().packets_sent, 3u);
+  EXPECT_EQ(s.counters().packets_matched, 1u);
+  EXPECT_EQ(s.counters().packets_expired, 2u);
+  EXPECT_EQ(s.Links(2), "1->2@11000000002 network");
+}
+
 TEST(CriticalPathScenario, NetworkWakeUpAcrossTwoHosts) {
   KernelScenario s(R"(
     host A

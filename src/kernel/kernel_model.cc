@@ -19,6 +19,10 @@ constexpr int32_t kDenseTids = 1 << 22;
 // A TCP segment sent but not received within this much trace time is forgotten: its
 // receiver is not traced, and keeping it would make memory grow with the trace.
 constexpr int64_t kPacketExpiryNs = 10'000'000'000;
+// Unmatched segments are swept this often (trace time). The map holds only segments still
+// in flight (a receive removes its send), so a sweep is short, and no per-segment queue is
+// kept in send order: half the model's events are segments on a busy host.
+constexpr int64_t kPacketSweepNs = 1'000'000'000;
 
 constexpr const char* kSoftirqNames[10] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
                                            "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
@@ -497,14 +501,18 @@ void KernelModel::OnPacketSend(const KernelEvent& e, Cpu* c) {
     src.worker = RunningTask(e.host, c, task, e.ts);
     src.vertex = g_->AddVertex(src.worker, e.ts, State::kRunning);
   }
-  const PacketKey key{e.seq, e.ack_seq, e.tcp_flags};
-  packets_[key] = src;
-  packet_fifo_.emplace_back(e.ts, key);
+  packets_[PacketKey{e.seq, e.ack_seq, e.tcp_flags}] = src;
 }
 
 void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
   auto it = packets_.find(PacketKey{e.seq, e.ack_seq, e.tcp_flags});
   if (it == packets_.end()) return;
+  if (it->second.ts < e.ts - kPacketExpiryNs) {
+    // Sent longer ago than the expiry delay (a sweep had not come yet): not this segment.
+    packets_.erase(it);
+    ++counters_.packets_expired;
+    return;
+  }
   ++counters_.packets_matched;
   if (Frame* f = c ? c->top() : nullptr) {
     f->packet = true;
@@ -516,18 +524,15 @@ void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
 }
 
 void KernelModel::ExpirePackets(int64_t now) {
-  while (packet_fifo_head_ < packet_fifo_.size() &&
-         packet_fifo_[packet_fifo_head_].first < now - kPacketExpiryNs) {
-    const auto& [ts, key] = packet_fifo_[packet_fifo_head_++];
-    auto it = packets_.find(key);
-    if (it != packets_.end() && it->second.ts == ts) {
-      packets_.erase(it);
+  if (now < next_expiry_sweep_) return;
+  next_expiry_sweep_ = now + kPacketSweepNs;
+  for (auto it = packets_.begin(); it != packets_.end();) {
+    if (it->second.ts < now - kPacketExpiryNs) {
+      it = packets_.erase(it);
       ++counters_.packets_expired;
+    } else {
+      ++it;
     }
-  }
-  if (packet_fifo_head_ > 4096 && packet_fifo_head_ * 2 > packet_fifo_.size()) {
-    packet_fifo_.erase(packet_fifo_.begin(), packet_fifo_.begin() + packet_fifo_head_);
-    packet_fifo_head_ = 0;
   }
 }
 

@@ -152,8 +152,7 @@ class KernelModel {
   static constexpr uint8_t kNamed = 4;              // the worker has a name
   std::vector<uint8_t> flags_;                      // per worker
   std::unordered_map<PacketKey, PacketSource, PacketKeyHash> packets_;
-  std::vector<std::pair<int64_t, PacketKey>> packet_fifo_;  // send order, for expiry
-  size_t packet_fifo_head_ = 0;
+  int64_t next_expiry_sweep_ = INT64_MIN;  // trace time of the next ExpirePackets sweep
   int64_t last_ts_ = 0;
   ModelCounters counters_;
   graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_, q_hardirq_,

@@ -99,6 +99,22 @@ inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bi
   return ((hi << extra) | (uint64_t{p[8]} >> (8 - extra))) & mask;
 }
 
+// The first NUL byte in [s, s + avail), or nullptr. Trace strings are short (device and
+// task names, addresses): the first 32 bytes are scanned 8 at a time inline, which spares
+// memchr's call and setup for them; longer strings go on with memchr.
+inline const uint8_t* FindNul(const uint8_t* s, uint64_t avail) {
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull;
+  uint64_t i = 0;
+  for (; i + 8 <= avail && i < 32; i += 8) {
+    uint64_t v;
+    std::memcpy(&v, s + i, 8);
+    // A byte of (v - 1s) & ~v has its high bit set at the first zero byte (and maybe after).
+    const uint64_t zero = (v - kOnes) & ~v & kHighs;
+    if (zero) return s + i + (std::countr_zero(zero) >> 3);
+  }
+  return static_cast<const uint8_t*>(std::memchr(s + i, 0, avail - i));
+}
+
 inline int64_t SignExtend(uint64_t v, unsigned size) {
   if (size == 64) return static_cast<int64_t>(v);
   const uint64_t m = uint64_t{1} << (size - 1);

@@ -109,8 +109,8 @@ inline std::string_view Event::GetString(const PlanNode& n) const {
   } else if (n.type->kind != TypeKind::kString) {
     return {};
   }
-  const void* nul = std::memchr(p, 0, max);
-  return {p, nul ? static_cast<size_t>(static_cast<const char*>(nul) - p) : max};
+  const uint8_t* nul = FindNul(reinterpret_cast<const uint8_t*>(p), max);
+  return {p, nul ? static_cast<size_t>(reinterpret_cast<const char*>(nul) - p) : max};
 }
 
 }  // namespace causeway::ctf

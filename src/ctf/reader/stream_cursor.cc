@@ -142,11 +142,11 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
         if (p & 7) return Error(DataLoss(fmt::format("string at bit {} is not byte aligned", p)));
         const uint8_t* s = data + (p >> 3);
         const uint64_t avail = (end - p) >> 3;
-        const void* nul = std::memchr(s, 0, avail);
+        const uint8_t* nul = FindNul(s, avail);
         if (!nul)
           return Error(
               DataLoss(fmt::format("unterminated string at bit {} in {}", p, ScopeName(scope))));
-        p += (static_cast<const uint8_t*>(nul) - s + 1) * 8;
+        p += static_cast<uint64_t>(nul - s + 1) * 8;
         break;
       }
       case OpCode::kSeqFixed: {
