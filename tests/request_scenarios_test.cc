@@ -183,6 +183,34 @@ TEST(RequestScenario, AThreadServingNoRequestIsWaitedFor) {
   EXPECT_EQ(k.graph().worker(a.requests[0].dominant_thread).tid, 7);
 }
 
+TEST(RequestScenario, AThreadThatRanNoSpanIsNamedByItsProcesssService) {
+  // Thread 7 (comm "pool") of process 1 never runs a span; thread 1 of the same process
+  // runs the request. Thread 9 of another process stays named by its comm.
+  KernelScenario k(R"(
+    0 cpu0 statedump 1 a 6 pid 1
+    0 cpu0 switch 0 -> 1:a
+    2 cpu0 fork 1 -> 7:pool pid 1
+    2 cpu0 fork 1 -> 9:other pid 9
+    3 cpu1 switch 0 -> 7
+    10 cpu0 switch 1 S -> 0
+    40 cpu1 waking 1
+    41 cpu1 switch 7 S -> 9
+    45 cpu0 switch 0 -> 1
+    end 60
+  )");
+  const auto set = Set({Root(0xA, 1, 1, 0, 60)});
+  const auto a = Analyze(k, set);
+  EXPECT_EQ(k.graph().worker(k.Worker(7)).pid, 1);
+  EXPECT_EQ(k.graph().worker(k.Worker(1)).pid, 1);
+  EXPECT_EQ(a.requests[0].dominant, Cause::kWaitingForThread);
+  EXPECT_EQ(a.ThreadLabel(k.graph(), k.Worker(7)), "tid 7 (svc)");
+  EXPECT_NE(a.requests[0].diagnosis.find("on tid 7 (svc)"), std::string::npos)
+      << a.requests[0].diagnosis;
+  EXPECT_EQ(a.ThreadLabel(k.graph(), k.Worker(9)), "tid 9 (other)");
+  ASSERT_NE(a.ServiceOf(k.graph(), k.Worker(7)), nullptr);
+  EXPECT_EQ(a.ServiceOf(k.graph(), k.Worker(9)), nullptr);
+}
+
 TEST(RequestScenario, AHandOffToAWorkerThreadIsTheRequestsOwnTime) {
   KernelScenario k(R"(
     0 cpu0 switch 0 -> 1:a

@@ -59,6 +59,7 @@ struct InLink {
 struct Worker {
   uint32_t host = 0;
   int32_t tid = 0;
+  int32_t pid = -1;  // its process (thread group), when the trace says; -1 unknown
   std::string name;
   std::vector<int64_t> ts;     // vertex timestamps, non-decreasing
   std::vector<uint32_t> edge;  // leaving edge of each vertex: State | qualifier << 8

@@ -13,10 +13,10 @@ enum class Kind : uint8_t {
   kSwitch,     // tid = prev, tid2 = next, value = prev_state, name = prev_comm, name2 = next_comm
   kWakeup,     // tid = target (sched_waking, or sched_wakeup when there is no waking)
   kWakeupNew,  // tid = new task
-  kFork,       // tid = parent, tid2 = child, name = child comm
+  kFork,       // tid = parent, tid2 = child, name = child comm, pid = child's process
   kExec,       // tid, name = filename
   kExit,       // tid (it runs until its last sched_switch)
-  kStatedump,  // tid, name, value = LTTng status (5 = wait, 2 = wait for cpu, 6 = run)
+  kStatedump,  // tid, name, value = LTTng status (5 = wait, 2 = wait for cpu, 6 = run), pid
   kIrqEntry,   // value = irq, name
   kIrqExit,
   kSoftirqEntry,  // value = vector
@@ -48,6 +48,9 @@ struct KernelEvent {
   int32_t current_tid = -1;
   uint32_t context_flags = 0;  // kFlagHardirq / kFlagSoftirq, when the trace has them
   bool has_context_flags = false;
+  // The process (thread group) of the new thread (kFork) or of tid (kStatedump), when the
+  // trace says so (LTTng and the recorder; perf's fork fields are tids); -1 otherwise.
+  int32_t pid = -1;
   // Names (comm, filename, irq name): set directly, or decoded on demand through `resolve`
   // (the CTF adapter does so: most events need no name once the thread has one). Read them
   // with Name() and Name2().

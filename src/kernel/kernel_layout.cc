@@ -123,6 +123,9 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             c.tid = payload({"parent_tid", "parent_pid"});
             c.tid2 = payload({"child_tid", "child_pid"});
             c.name = payload({"child_comm"});
+            // LTTng and the recorder give the child's tid and its process; perf's child_pid
+            // is the tid itself.
+            if (FindField(p, {"child_tid"}, false)) c.pid = payload({"child_pid"});
             break;
           case Kind::kExec:
             c.tid = payload({"tid", "pid"});
@@ -135,6 +138,7 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             c.tid = payload({"tid"});
             c.name = payload({"name"});
             c.value = payload({"status"});
+            c.pid = payload({"pid"});
             break;
           case Kind::kIrqEntry:
             c.value = payload({"irq"});
@@ -223,6 +227,7 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
       (c.current_tid.a || c.current_tid.b) ? static_cast<int32_t>(integer(c.current_tid, -1)) : -1;
   out->has_context_flags = c.flags.a != nullptr;
   out->context_flags = c.flags.a ? static_cast<uint32_t>(unsigned_(c.flags)) : 0;
+  out->pid = c.pid.a ? static_cast<int32_t>(integer(c.pid, -1)) : -1;
   out->seq = out->ack_seq = 0;
   out->tcp_flags = 0;
   out->end_ts = 0;

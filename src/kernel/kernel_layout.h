@@ -56,7 +56,7 @@ class KernelLayout {
   struct ClassLayout {
     Kind kind = Kind::kNone;
     uint32_t trace = 0;
-    Field tid, tid2, value, name, name2, current_tid, flags, seq, ack_seq, tcp_flags;
+    Field tid, tid2, value, name, name2, current_tid, flags, seq, ack_seq, tcp_flags, pid;
   };
   bool ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const;
   bool ConvertLost(const ctf::Event& e, KernelEvent* out) const;

@@ -423,6 +423,7 @@ void KernelModel::OnFork(const KernelEvent& e, Cpu* c) {
   // A new task is runnable as soon as the parent's fork returns (wake_up_new_task runs in
   // the same system call); many traces do not record sched_wakeup_new at all.
   const WorkerId child = NewThread(e.host, e.tid2, e.ts, State::kPreempted, e.Name(), q_new_);
+  g_->mutable_worker(child).pid = e.pid;
   if (parent != graph::kNoWorker) {
     if (g_->open_state(parent) != State::kRunning) g_->SetState(parent, e.ts, State::kRunning);
     g_->mutable_worker(child).in.push_back(graph::InLink{
@@ -435,6 +436,7 @@ void KernelModel::OnStatedump(const KernelEvent& e) {
   const WorkerId w = Find(h, e.tid);
   if (w != graph::kNoWorker) {
     Name(w, e, 0);
+    if (e.pid >= 0 && g_->worker(w).pid < 0) g_->mutable_worker(w).pid = e.pid;
     return;
   }
   if (e.tid <= 0) return;
@@ -442,8 +444,9 @@ void KernelModel::OnStatedump(const KernelEvent& e) {
   State s = State::kUnknown;
   if (e.value == 5) s = State::kBlocked;
   if (e.value == 2) s = State::kPreempted;
-  NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), s, e.Name(),
-            s == State::kUnknown ? q_no_history_ : 0);
+  const WorkerId n = NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), s, e.Name(),
+                               s == State::kUnknown ? q_no_history_ : 0);
+  g_->mutable_worker(n).pid = e.pid;
 }
 
 void KernelModel::Push(const KernelEvent& e, Cpu* c, Ctx type, StringId q) {

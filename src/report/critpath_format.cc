@@ -31,7 +31,9 @@ std::string ThreadLabel(const ExecutionGraph& g, WorkerId w) {
 
 nlohmann::json ThreadJson(const ExecutionGraph& g, WorkerId w) {
   const graph::Worker& k = g.worker(w);
-  return {{"host", g.hosts()[k.host]}, {"tid", k.tid}, {"name", k.name}};
+  nlohmann::json j = {{"host", g.hosts()[k.host]}, {"tid", k.tid}, {"name", k.name}};
+  if (k.pid >= 0) j["pid"] = k.pid;
+  return j;
 }
 
 namespace {

@@ -37,12 +37,11 @@ std::string Who(const graph::ExecutionGraph& g, const requests::RequestAnalysis&
   return w == graph::kNoWorker ? "-" : a.ThreadLabel(g, w);
 }
 
-// ThreadJson plus the service whose spans the thread ran.
+// ThreadJson plus the thread's service: of the spans it ran, else of its process's threads.
 nlohmann::json ThreadWithService(const graph::ExecutionGraph& g, const requests::RequestAnalysis& a,
                                  graph::WorkerId w) {
   nlohmann::json t = ThreadJson(g, w);
-  auto it = a.thread_service.find(w);
-  if (it != a.thread_service.end()) t["service"] = it->second;
+  if (const std::string* service = a.ServiceOf(g, w)) t["service"] = *service;
   return t;
 }
 

@@ -99,13 +99,21 @@ std::string_view CauseName(Cause c) {
   return kNames[static_cast<int>(c)];
 }
 
+const std::string* RequestAnalysis::ServiceOf(const graph::ExecutionGraph& g, WorkerId w) const {
+  if (auto it = thread_service.find(w); it != thread_service.end()) return &it->second;
+  const graph::Worker& k = g.worker(w);
+  if (k.pid < 0) return nullptr;
+  auto it = process_service.find({k.host, k.pid});
+  return it != process_service.end() ? &it->second : nullptr;
+}
+
 std::string RequestAnalysis::ThreadLabel(const graph::ExecutionGraph& g, WorkerId w) const {
   const graph::Worker& k = g.worker(w);
-  auto it = thread_service.find(w);
-  const std::string& name = it != thread_service.end() ? it->second : k.name;
+  const std::string* service = ServiceOf(g, w);
+  const std::string* name = service ? service : &k.name;
   const std::string tid = g.hosts().size() > 1 ? fmt::format("{}/{}", g.hosts()[k.host], k.tid)
                                                : fmt::format("tid {}", k.tid);
-  return name.empty() ? tid : fmt::format("{} ({})", tid, name);
+  return name->empty() ? tid : fmt::format("{} ({})", tid, *name);
 }
 
 StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const spans::SpanSet& set,
@@ -178,6 +186,9 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
   }
   for (const spans::Activation& a : set.activations)
     associate(a.trace, a.tid, a.begin_ns, a.end_ns);
+  for (const auto& [w, service] : out.thread_service)
+    if (g.worker(w).pid >= 0)
+      out.process_service.try_emplace({g.worker(w).host, g.worker(w).pid}, service);
   std::unordered_map<WorkerId, std::vector<Step>> timeline;
   for (auto& [w, iv] : intervals) timeline[w] = BuildTimeline(std::move(iv));
   auto request_at = [&](WorkerId w, int64_t t) -> int32_t {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -79,8 +80,14 @@ struct RequestAnalysis {
   graph::MergedPaths merged;
   // The service of the spans a thread ran (threads of one executable share their name).
   std::unordered_map<graph::WorkerId, std::string> thread_service;
-  // "tid 1234 (customer)": the thread's service when known, else its name.
+  // The service of each process (host, pid) some thread of which ran spans: threads that
+  // never ran a span (a pool, a listener, a lock holder) are named by their process.
+  std::map<std::pair<uint32_t, int32_t>, std::string> process_service;
+  // "tid 1234 (customer)": the thread's service when known, else its process's service,
+  // else its name.
   std::string ThreadLabel(const graph::ExecutionGraph& g, graph::WorkerId w) const;
+  // The thread's service (of its own spans, else of its process's), or nullptr.
+  const std::string* ServiceOf(const graph::ExecutionGraph& g, graph::WorkerId w) const;
 };
 
 struct RequestOptions {

@@ -109,6 +109,7 @@ KernelScenario::KernelScenario(const std::string& script) {
         ok = arg(2) == "->";
         e.tid2 = TidAndName(arg(3), &cn);
         e.name = keep(cn);
+        if (arg(4) == "pid") e.pid = std::stoi(arg(5));
       } else if (verb == "exec") {
         e.kind = Kind::kExec;
         e.tid = std::stoi(arg(1));
@@ -121,6 +122,7 @@ KernelScenario::KernelScenario(const std::string& script) {
         e.tid = std::stoi(arg(1));
         e.name = keep(arg(2));
         e.value = std::stoi(arg(3));
+        if (arg(4) == "pid") e.pid = std::stoi(arg(5));
       } else if (verb == "irq_entry") {
         e.kind = Kind::kIrqEntry;
         e.value = std::stoi(arg(1));

@@ -4,8 +4,8 @@
 //   TS cpuN switch PREV[:name] [R|S|D|X] -> NEXT[:name]   (prev_state: R runnable, S/D
 //                                                         blocked, X dead; default S)
 //   TS cpuN waking TID          TS cpuN wakeup_new TID
-//   TS cpuN fork PARENT -> CHILD[:name]   TS cpuN exec TID FILENAME   TS cpuN exit TID
-//   TS cpuN statedump TID NAME STATUS
+//   TS cpuN fork PARENT -> CHILD[:name] [pid P]   TS cpuN exec TID FILENAME   TS cpuN exit TID
+//   TS cpuN statedump TID NAME STATUS [pid P]
 //   TS cpuN irq_entry IRQ NAME  |  irq_exit IRQ
 //   TS cpuN softirq_entry VEC   |  softirq_exit VEC
 //   TS cpuN hrtimer_entry | hrtimer_exit | ipi_entry NAME | ipi_exit
