@@ -22,4 +22,4 @@ for mb in "${sizes[@]}"; do
   fi
   traces+=("$trace")
 done
-build/release/bench/kernel_graph_bench "${traces[@]}" --runs "${RUNS:-3}"
+build/release/bench/kernel_graph_bench "${traces[@]}" --runs "${RUNS:-3}" --flat

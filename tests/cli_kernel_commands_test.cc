@@ -51,6 +51,38 @@ TEST(CliKernelCommandsTest, CritpathJsonTilesTheRangeAndSummarizes) {
   EXPECT_EQ(by_state, j["duration_ns"].get<int64_t>());
 }
 
+TEST(CliKernelCommandsTest, ThreadsCriticalGivesEachThreadsCriticalPathTimes) {
+  // --critical puts the critical path's time by state beside each thread's own; for
+  // genKernelTraces it equals what `critpath` walks over its whole life.
+  std::string err;
+  const std::string trace = TestTrace("lttng/many-threads");
+  const CommandResult r = RunCli("threads '" + trace + "' --critical --format json", &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_GT(j["threads"].size(), 8000u);
+  nlohmann::json main_thread;
+  for (const auto& t : j["threads"]) {
+    int64_t own = 0, critical = 0;
+    for (const auto& [state, ns] : t["by_state"].items()) own += ns.get<int64_t>();
+    for (const auto& [state, ns] : t["critical_path_by_state"].items())
+      critical += ns.get<int64_t>();
+    ASSERT_EQ(own, t["end_ns"].get<int64_t>() - t["start_ns"].get<int64_t>()) << t.dump();
+    ASSERT_EQ(critical, own) << t.dump();
+    if (t["tid"] == 2673) main_thread = t;
+  }
+  ASSERT_FALSE(main_thread.is_null());
+  // Its own life is mostly BLOCKED (waiting for its children); its critical path is not.
+  EXPECT_GT(main_thread["by_state"].value("BLOCKED", 0), 0);
+  const CommandResult c = RunCli("critpath '" + trace + "' --tid 2673 --format json", &err);
+  ASSERT_EQ(c.exit_code, 0) << err;
+  const auto p = nlohmann::json::parse(c.out);
+  EXPECT_EQ(main_thread["critical_path_by_state"], p["summary"]["by_state"]);
+
+  const CommandResult text = RunCli("threads '" + trace + "' --critical --limit 3", &err);
+  ASSERT_EQ(text.exit_code, 0) << err;
+  EXPECT_NE(text.out.find("along each thread's critical path"), std::string::npos) << text.out;
+}
+
 TEST(CliKernelCommandsTest, CritpathTextHasThePathAndBothSummaries) {
   std::string err;
   const std::string trace = TestTrace("lttng/many-threads");

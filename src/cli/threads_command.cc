@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/kernel_load.h"
+#include "graph/path_state_times.h"
 #include "graph/thread_times.h"
 #include "report/critpath_format.h"
 
@@ -20,6 +21,7 @@ struct ThreadsOptions {
   ClockSyncFlags sync;
   std::string sort = "running";
   size_t limit = 0;
+  bool critical = false;
 };
 
 int RunThreads(const ThreadsOptions& o) {
@@ -29,6 +31,18 @@ int RunThreads(const ThreadsOptions& o) {
   const analysis::KernelAnalysis& a = **analysis;
   const graph::ExecutionGraph& g = a.graph;
   std::vector<graph::ThreadTimes> rows = graph::ComputeThreadTimes(g);
+  // --critical: each thread's whole life along its critical path, i.e. its waits replaced
+  // by what the threads, interrupts and devices that ended them were doing.
+  std::vector<graph::ThreadTimes> own;
+  if (o.critical) {
+    own = rows;
+    graph::PathStateTimes path_times(g);
+    path_times.ComputeAll();
+    for (graph::ThreadTimes& r : rows) {
+      const graph::StateTimesArray t = path_times.Of(r.worker, r.start, r.end);
+      std::copy(t.begin(), t.end(), r.by_state);
+    }
+  }
   if (o.sort == "tid") {
     std::stable_sort(rows.begin(), rows.end(), [&](const auto& x, const auto& y) {
       return g.worker(x.worker).tid < g.worker(y.worker).tid;
@@ -55,6 +69,13 @@ int RunThreads(const ThreadsOptions& o) {
     j["begin_ns"] = a.begin;
     j["end_ns"] = a.end;
     j["threads"] = report::ThreadTimesJson(g, rows);
+    if (o.critical) {
+      // by_state stays the thread's own; the critical path's sits beside it.
+      for (size_t i = 0; i < rows.size(); ++i) {
+        j["threads"][i]["critical_path_by_state"] = j["threads"][i]["by_state"];
+        j["threads"][i]["by_state"] = report::StatesJson(own[rows[i].worker].by_state);
+      }
+    }
     j["graph"] = {{"threads", g.num_workers()},
                   {"vertices", g.num_vertices()},
                   {"links", g.num_links()},
@@ -80,6 +101,10 @@ int RunThreads(const ThreadsOptions& o) {
     std::puts(j.dump(2).c_str());
     return 0;
   }
+  if (o.critical)
+    std::puts(
+        "Time by state along each thread's critical path over its life (its waits "
+        "resolved through what ended them):\n");
   std::fputs(report::ThreadTimesText(g, rows).c_str(), stdout);
   fmt::print(
       "\n{} threads{} on {} host(s), {} to {} ({}); {} wake-ups, {} of {} TCP segments "
@@ -102,8 +127,13 @@ Runner RegisterThreads(CLI::App& app) {
       "spent running, waiting for a CPU (PREEMPTED), blocked, and waiting on timers, the\n"
       "network, disks; UNKNOWN is time the trace cannot account for (lost events). Use a\n"
       "tid from this list with `causeway critpath --tid`.\n\n"
+      "With --critical the times are those of each thread's critical path over its life:\n"
+      "every wait that another thread, an interrupt or a packet ended is replaced by what\n"
+      "held it back (computed for all threads at once, without walking the paths), so\n"
+      "--sort network lists the threads the network delayed most.\n\n"
       "Examples:\n"
       "  causeway threads ~/lttng-traces/session/kernel --limit 20\n"
+      "  causeway threads TRACE --critical --sort preempted --limit 10\n"
       "  causeway threads TRACE --sort blocked --format json");
   cmd->add_option("traces", o->traces,
                   "Trace directories (a directory holding `metadata`, or a parent of several)")
@@ -119,6 +149,8 @@ Runner RegisterThreads(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--limit", o->limit, "Show at most this many threads (0: all)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--critical", o->critical,
+                "Time by state along each thread's critical path instead of its own");
   return [o] { return RunThreads(*o); };
 }
 

@@ -36,13 +36,14 @@ nlohmann::json ThreadJson(const ExecutionGraph& g, WorkerId w) {
   return j;
 }
 
-namespace {
 nlohmann::json StatesJson(const int64_t* by_state) {
   nlohmann::json j = nlohmann::json::object();
   for (int s = 0; s < graph::kNumStates; ++s)
     if (by_state[s]) j[std::string(graph::StateName(static_cast<State>(s)))] = by_state[s];
   return j;
 }
+
+namespace {
 
 std::string Percent(int64_t part, int64_t total) {
   return total > 0 ? fmt::format("{:5.1f}%", 100.0 * part / total) : "    -";

@@ -22,6 +22,8 @@ std::string FormatDuration(int64_t ns);
 std::string ThreadLabel(const graph::ExecutionGraph& g, graph::WorkerId w);
 
 nlohmann::json ThreadJson(const graph::ExecutionGraph& g, graph::WorkerId w);
+// {"RUNNING": ns, ...}: the non-zero states of a kNumStates array.
+nlohmann::json StatesJson(const int64_t* by_state);
 nlohmann::json CriticalPathJson(const graph::ExecutionGraph& g, const graph::CriticalPath& path,
                                 const graph::PathSummary& summary);
 std::string CriticalPathText(const graph::ExecutionGraph& g, const graph::CriticalPath& path,

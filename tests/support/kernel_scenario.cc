@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "graph/path_state_times.h"
+
 namespace causeway::testing {
 
 using kernel::KernelEvent;
@@ -222,6 +224,7 @@ std::string PathString(const graph::ExecutionGraph& g, graph::WorkerId w, int64_
                        int64_t end, int64_t origin) {
   graph::CriticalPathFinder finder(g);
   const graph::CriticalPath p = finder.Compute(w, begin, end);
+  ExpectPathStateTimesEqual(g, w, begin, end, p);
   std::string out;
   for (const auto& s : p.segments) {
     if (!out.empty()) out += " | ";
@@ -235,12 +238,30 @@ std::string PathString(const graph::ExecutionGraph& g, graph::WorkerId w, int64_
   return out;
 }
 
+void ExpectPathStateTimesEqual(const graph::ExecutionGraph& g, graph::WorkerId w, int64_t begin,
+                               int64_t end, const graph::CriticalPath& expected) {
+  const graph::PathSummary summary = graph::Summarize(expected);
+  for (const bool others_first : {false, true}) {
+    graph::PathStateTimes times(g);
+    if (others_first)
+      for (graph::WorkerId o = 0; o < g.num_workers(); ++o) times.Of(o, INT64_MIN, INT64_MAX);
+    const graph::StateTimesArray got = times.Of(w, begin, end);
+    for (int s = 0; s < graph::kNumStates; ++s)
+      if (got[s] != summary.by_state[s])
+        ADD_FAILURE() << "PathStateTimes of worker " << w << " over [" << begin << ", " << end
+                      << "] (others first: " << others_first
+                      << "): " << graph::StateName(static_cast<graph::State>(s)) << " " << got[s]
+                      << " vs " << summary.by_state[s] << " on the path";
+  }
+}
+
 std::string KernelScenario::Links(int tid, int64_t begin, int64_t end,
                                   const std::string& host) const {
   const graph::WorkerId w = Worker(tid, host);
   if (w == graph::kNoWorker) return "<no thread>";
   graph::CriticalPathFinder finder(graph_);
   const graph::CriticalPath p = finder.Compute(w, begin, end);
+  ExpectPathStateTimesEqual(graph_, w, begin, end, p);
   std::string out;
   for (const auto& l : p.links) {
     if (!out.empty()) out += " | ";

@@ -34,6 +34,12 @@ namespace causeway::testing {
 std::string PathString(const graph::ExecutionGraph& g, graph::WorkerId w, int64_t begin = INT64_MIN,
                        int64_t end = INT64_MAX, int64_t origin = 0);
 
+// Checks (ADD_FAILURE) that graph::PathStateTimes gives the time by state of `expected`
+// (the path of w over [begin, end] by CriticalPathFinder): alone, and after every worker's
+// whole-life times, so that the range reuses the sums stored for other paths.
+void ExpectPathStateTimesEqual(const graph::ExecutionGraph& g, graph::WorkerId w, int64_t begin,
+                               int64_t end, const graph::CriticalPath& expected);
+
 class KernelScenario {
  public:
   // Parses and runs `script`; a malformed line fails the calling test (ADD_FAILURE).

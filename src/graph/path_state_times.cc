@@ -1,0 +1,282 @@
+#include "graph/path_state_times.h"
+
+#include <algorithm>
+
+namespace causeway::graph {
+
+namespace {
+
+bool IsWait(State s) { return s == State::kBlocked || s == State::kNetwork; }
+
+void AddTo(StateTimesArray* acc, const StateTimesArray& x, int64_t sign) {
+  for (int s = 0; s < kNumStates; ++s) (*acc)[s] += sign * x[s];
+}
+
+}  // namespace
+
+PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
+  const size_t n = g.num_workers();
+  link_base_.resize(n);
+  uint64_t links = 0;
+  for (WorkerId w = 0; w < n; ++w) {
+    link_base_[w] = static_cast<uint32_t>(links);
+    links += g.worker(w).in.size();
+  }
+  slot_sums_.resize(links);
+  computed_.assign(n, 0);
+  running_.assign(n, StateTimesArray{});
+  checkpoints_.assign(n, std::vector<StateTimesArray>(1));
+  hints_.assign(n, 0);
+  on_stack_.assign(n, 0);
+}
+
+uint32_t PathStateTimes::ResolvedSlot(WorkerId w, uint32_t e, size_t* hint) const {
+  const Worker& k = g_.worker(w);
+  if (!IsWait(k.state(e)) || e + 1 >= k.size()) return kNoSlot;
+  const InLink* l = g_.FindInLink(w, e + 1, hint);
+  if (!l || l->kind() == LinkKind::kFork) return kNoSlot;
+  return link_base_[w] + static_cast<uint32_t>(l - k.in.data());
+}
+
+bool PathStateTimes::AddResolution(const InLink& link, int64_t wake, int64_t start,
+                                   StateTimesArray* acc, Need* need) const {
+  const InLink* l = &link;
+  // One chain: each step resolves the signaller's walk down to `start`, whose only cut
+  // edge (the one holding `start`) is the next step.
+  for (;;) {
+    if (wake <= start) return true;
+    const WorkerId src = l->from_worker;
+    const uint32_t fv = l->from_vertex();
+    if (src == kNoWorker || src >= g_.num_workers() || fv >= g_.worker(src).size()) {
+      (*acc)[static_cast<int>(State::kUnknown)] += wake - start;
+      return true;
+    }
+    const Worker& k = g_.worker(src);
+    int64_t from_ts = wake;
+    if (l->kind() == LinkKind::kNetwork) {
+      from_ts = k.ts[fv];
+      if (from_ts < start || from_ts > wake) {
+        (*acc)[static_cast<int>(State::kNetwork)] += wake - start;
+        return true;
+      }
+      (*acc)[static_cast<int>(State::kNetwork)] += wake - from_ts;
+    }
+    if (from_ts <= start) return true;
+    // The signaller's edge at the signal is never resolved (the walk starts on it).
+    (*acc)[static_cast<int>(k.state(fv))] += from_ts - std::max(k.ts[fv], start);
+    if (k.ts[fv] <= start) return true;
+    if (computed_[src] < fv) {
+      *need = Need{src, fv};
+      return false;
+    }
+    // Edges u+1 .. fv-1 whole; u holds `start` (-1: start is before the worker's life).
+    // u is usually a few edges below fv: gallop down, then search.
+    uint32_t lo = fv, step = 1;
+    while (lo > 0 && k.ts[lo - 1] > start) {
+      const uint32_t next = lo > step ? lo - step : 0;
+      if (k.ts[next] > start) {
+        lo = next;
+        step *= 2;
+      } else {
+        lo = static_cast<uint32_t>(std::upper_bound(k.ts.begin() + next, k.ts.begin() + lo, start) -
+                                   k.ts.begin());
+        break;
+      }
+    }
+    const int64_t u = static_cast<int64_t>(lo) - 1;  // ts[lo] > start >= ts[lo - 1]
+    if (fv - lo <= kCheckpoint) {
+      AddEdges(src, lo, fv, 1, acc);
+    } else {
+      AddPrefix(src, fv, 1, acc);
+      AddPrefix(src, lo, -1, acc);
+    }
+    if (u >= 0) {
+      size_t hint = 0;
+      const uint32_t slot = ResolvedSlot(src, static_cast<uint32_t>(u), &hint);
+      if (slot == kNoSlot) {
+        (*acc)[static_cast<int>(k.state(static_cast<size_t>(u)))] +=
+            k.ts[static_cast<size_t>(u) + 1] - start;
+        return true;
+      }
+      l = &k.in[slot - link_base_[src]];
+      wake = k.ts[static_cast<size_t>(u) + 1];
+      continue;
+    }
+    // Before the worker's first vertex: the parent that forked it, else unknown.
+    if (!k.in.empty() && k.in[0].vertex == 0 && k.in[0].kind() == LinkKind::kFork) {
+      l = &k.in[0];
+      wake = k.ts[0];
+      continue;
+    }
+    (*acc)[static_cast<int>(State::kUnknown)] += k.ts[0] - start;
+    return true;
+  }
+}
+
+void PathStateTimes::AddEdges(WorkerId w, uint32_t from, uint32_t to, int64_t sign,
+                              StateTimesArray* acc) const {
+  if (from >= to) return;
+  const Worker& k = g_.worker(w);
+  // Walk the edges and the in-links side by side: one search for the first in-link.
+  auto link = std::lower_bound(k.in.begin(), k.in.end(), from + 1,
+                               [](const InLink& l, uint32_t x) { return l.vertex < x; });
+  for (uint32_t e = from; e < to; ++e) {
+    while (link != k.in.end() && link->vertex < e + 1) ++link;
+    const State st = k.state(e);
+    if (IsWait(st) && link != k.in.end() && link->vertex == e + 1 &&
+        link->kind() != LinkKind::kFork) {
+      AddTo(acc, slot_sums_[link_base_[w] + static_cast<uint32_t>(link - k.in.begin())], sign);
+    } else {
+      (*acc)[static_cast<int>(st)] += sign * (k.ts[e + 1] - k.ts[e]);
+    }
+  }
+}
+
+void PathStateTimes::AddPrefix(WorkerId w, uint32_t v, int64_t sign, StateTimesArray* acc) const {
+  if (v == computed_[w]) {
+    AddTo(acc, running_[w], sign);
+    return;
+  }
+  // From the nearest stored prefix: the checkpoint at or below v, or the next one (or the
+  // running sums) above it.
+  const uint32_t c = v / kCheckpoint;
+  const uint32_t above = (c + 1) * kCheckpoint;
+  if (v - c * kCheckpoint <= kCheckpoint / 2 || above > computed_[w]) {
+    AddTo(acc, checkpoints_[w][c], sign);
+    AddEdges(w, c * kCheckpoint, v, sign, acc);
+  } else {
+    AddTo(acc, checkpoints_[w][c + 1], sign);
+    AddEdges(w, v, above, -sign, acc);
+  }
+}
+
+void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
+  if (computed_[w] >= upto) return;
+  stack_.push_back(Need{w, upto});
+  on_stack_[w] = 1;
+  while (!stack_.empty()) {
+    const Need top = stack_.back();
+    const WorkerId x = top.worker;
+    if (computed_[x] >= top.vertex) {
+      on_stack_[x] = 0;
+      stack_.pop_back();
+      continue;
+    }
+    // Runs through x's timeline until done or until a wait needs another timeline first.
+    const Worker& k = g_.worker(x);
+    const uint32_t target = top.vertex;
+    uint32_t i = computed_[x];
+    StateTimesArray run = running_[x];
+    size_t hint = hints_[x];
+    bool blocked = false;
+    for (; i < target; ++i) {
+      const State st = k.state(i);
+      const int64_t length = k.ts[i + 1] - k.ts[i];
+      const uint32_t slot = IsWait(st) ? ResolvedSlot(x, i, &hint) : kNoSlot;
+      if (slot != kNoSlot) {
+        StateTimesArray sums{};
+        Need need{};
+        computed_[x] = i;  // AddResolution may read x's own earlier prefix
+        running_[x] = run;
+        if (!AddResolution(k.in[slot - link_base_[x]], k.ts[i + 1], k.ts[i], &sums, &need)) {
+          if (!on_stack_[need.worker]) {
+            // Its signaller's timeline first (created earlier: this never cycles).
+            stack_.push_back(need);
+            on_stack_[need.worker] = 1;
+            blocked = true;
+            break;
+          }
+          // A cycle cannot come from the graph builder (links point to earlier vertices);
+          // should one appear, the wait keeps its own label rather than loop forever.
+          sums = StateTimesArray{};
+          sums[static_cast<int>(st)] = length;
+        }
+        slot_sums_[slot] = sums;
+        AddTo(&run, sums, 1);
+      } else {
+        run[static_cast<int>(st)] += length;
+      }
+      if ((i + 1) % kCheckpoint == 0) checkpoints_[x].push_back(run);
+    }
+    computed_[x] = i;
+    running_[x] = run;
+    hints_[x] = hint;
+    if (!blocked) {
+      on_stack_[x] = 0;
+      stack_.pop_back();
+    }
+  }
+}
+
+void PathStateTimes::ComputeAll() {
+  int64_t lo = INT64_MAX, hi = g_.end();
+  uint64_t vertices = 0;
+  for (WorkerId w = 0; w < g_.num_workers(); ++w) {
+    const Worker& k = g_.worker(w);
+    lo = std::min(lo, k.start());
+    hi = std::max(hi, k.ts.back());
+    vertices += k.size();
+  }
+  if (vertices == 0 || hi <= lo) return;
+  // About 4096 vertices per window on average.
+  const int64_t window =
+      std::max<int64_t>(1, (hi - lo) / static_cast<int64_t>(vertices / 4096 + 1));
+  for (int64_t t = lo;; t += window) {
+    const bool last = t >= hi;
+    for (WorkerId w = 0; w < g_.num_workers(); ++w) {
+      const Worker& k = g_.worker(w);
+      uint32_t upto = computed_[w];
+      while (upto + 1 < k.size() && (last || k.ts[upto + 1] <= t)) ++upto;
+      EnsurePrefix(w, upto);
+    }
+    if (last) break;
+  }
+}
+
+StateTimesArray PathStateTimes::PrefixAt(WorkerId w, int64_t t) {
+  const Worker& k = g_.worker(w);
+  StateTimesArray acc{};
+  if (t <= k.start()) return acc;
+  const uint32_t i =
+      static_cast<uint32_t>(std::upper_bound(k.ts.begin(), k.ts.end(), t) - k.ts.begin()) - 1;
+  const bool inner = i + 1 < k.size();
+  EnsurePrefix(w, inner ? i + 1 : i);
+  AddPrefix(w, i, 1, &acc);
+  size_t hint = 0;
+  const uint32_t slot = inner ? ResolvedSlot(w, i, &hint) : kNoSlot;
+  if (slot == kNoSlot) {
+    acc[static_cast<int>(k.state(i))] += t - k.ts[i];
+    return acc;
+  }
+  // A resolved wait holding t: all of it, less its part after t (the walk cut at t).
+  AddTo(&acc, slot_sums_[slot], 1);
+  StateTimesArray after{};
+  Need need{};
+  while (!AddResolution(k.in[slot - link_base_[w]], k.ts[i + 1], t, &after, &need)) {
+    after = StateTimesArray{};
+    EnsurePrefix(need.worker, need.vertex);
+  }
+  AddTo(&acc, after, -1);
+  return acc;
+}
+
+StateTimesArray PathStateTimes::Of(WorkerId w, int64_t begin, int64_t end) {
+  const Worker& k = g_.worker(w);
+  begin = std::max(begin, k.start());
+  end = std::min(end, g_.WorkerEnd(w));
+  if (end < begin) end = begin;
+  StateTimesArray sums = PrefixAt(w, end);
+  AddTo(&sums, PrefixAt(w, begin), -1);
+  return sums;
+}
+
+uint64_t PathStateTimes::memory_bytes() const {
+  uint64_t n = slot_sums_.capacity() * sizeof(StateTimesArray) +
+               running_.capacity() * sizeof(StateTimesArray) +
+               (computed_.capacity() + link_base_.capacity()) * sizeof(uint32_t) +
+               hints_.capacity() * sizeof(size_t) + on_stack_.capacity();
+  for (const auto& c : checkpoints_) n += c.capacity() * sizeof(StateTimesArray);
+  return n;
+}
+
+}  // namespace causeway::graph
