@@ -48,6 +48,38 @@ TEST(CriticalPathScenario, ChainOfThreeThreadsResolvesRecursively) {
   EXPECT_EQ(s.Links(1, 0, 40), "");
 }
 
+TEST(CriticalPathScenario, WaitsLongerThanFourSecondsResolveExactly) {
+  // The chain above in seconds: 1 waits 5 s (longer than the 32-bit sums PathStateTimes
+  // stores per wait; the scenario helper checks its times against this path).
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    0 cpu2 switch 0 -> 3
+    1000000000 cpu0 switch 1 S -> 0
+    2000000000 cpu1 switch 2 S -> 0
+    5000000000 cpu2 waking 2
+    5200000000 cpu1 switch 0 -> 2
+    6000000000 cpu1 waking 1
+    6100000000 cpu0 switch 0 -> 1
+    9000000000 cpu0 switch 1 S -> 0
+    end 10000000000
+  )");
+  EXPECT_EQ(s.Path(1),
+            "1@0-1000000000 RUNNING | 2@1000000000-2000000000 RUNNING | "
+            "3@2000000000-5000000000 RUNNING | 2@5000000000-5200000000 PREEMPTED | "
+            "2@5200000000-6000000000 RUNNING | 1@6000000000-6100000000 PREEMPTED | "
+            "1@6100000000-9000000000 RUNNING | 1@9000000000-10000000000 BLOCKED");
+  // Ends after the long wait, before the thread's last vertex: its sums are read back.
+  EXPECT_EQ(s.Path(1, 0, 8000000000),
+            "1@0-1000000000 RUNNING | 2@1000000000-2000000000 RUNNING | "
+            "3@2000000000-5000000000 RUNNING | 2@5000000000-5200000000 PREEMPTED | "
+            "2@5200000000-6000000000 RUNNING | 1@6000000000-6100000000 PREEMPTED | "
+            "1@6100000000-8000000000 RUNNING");
+  EXPECT_EQ(s.Path(1, 3000000000, 5500000000),
+            "3@3000000000-5000000000 RUNNING | 2@5000000000-5200000000 PREEMPTED | "
+            "2@5200000000-5500000000 RUNNING");
+}
+
 TEST(CriticalPathScenario, TimerWakeUpIsLabelledTimer) {
   KernelScenario s(R"(
     0 cpu0 switch 0 -> 1

@@ -26,8 +26,30 @@ PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
   computed_.assign(n, 0);
   running_.assign(n, StateTimesArray{});
   checkpoints_.assign(n, std::vector<StateTimesArray>(1));
+  link_at_checkpoint_.assign(n, std::vector<uint32_t>(1, 0));
   hints_.assign(n, 0);
   on_stack_.assign(n, 0);
+}
+
+void PathStateTimes::StoreSlot(uint32_t slot, const StateTimesArray& sums, int64_t length) {
+  SlotSums& out = slot_sums_[slot];
+  if (length >= 0 && length < kLongWait) {
+    // Every part of a wait's resolution is within the wait: 32 bits hold it.
+    for (int s = 0; s < kNumStates; ++s) out.ns[s] = static_cast<uint32_t>(sums[s]);
+    return;
+  }
+  out.ns[0] = kLongWait;
+  out.ns[1] = static_cast<uint32_t>(long_sums_.size());
+  long_sums_.push_back(sums);
+}
+
+void PathStateTimes::AddSlot(uint32_t slot, int64_t sign, StateTimesArray* acc) const {
+  const SlotSums& in = slot_sums_[slot];
+  if (in.ns[0] == kLongWait) {
+    AddTo(acc, long_sums_[in.ns[1]], sign);
+    return;
+  }
+  for (int s = 0; s < kNumStates; ++s) (*acc)[s] += sign * static_cast<int64_t>(in.ns[s]);
 }
 
 uint32_t PathStateTimes::ResolvedSlot(WorkerId w, uint32_t e, size_t* hint) const {
@@ -117,15 +139,17 @@ void PathStateTimes::AddEdges(WorkerId w, uint32_t from, uint32_t to, int64_t si
                               StateTimesArray* acc) const {
   if (from >= to) return;
   const Worker& k = g_.worker(w);
-  // Walk the edges and the in-links side by side: one search for the first in-link.
-  auto link = std::lower_bound(k.in.begin(), k.in.end(), from + 1,
-                               [](const InLink& l, uint32_t x) { return l.vertex < x; });
+  // Walk the edges and the in-links side by side, from the in-link cursor stored at the
+  // checkpoint below `from` (no search).
+  const InLink* link = k.in.data() + link_at_checkpoint_[w][from / kCheckpoint];
+  const InLink* const links_end = k.in.data() + k.in.size();
+  while (link != links_end && link->vertex < from + 1) ++link;
   for (uint32_t e = from; e < to; ++e) {
-    while (link != k.in.end() && link->vertex < e + 1) ++link;
+    if (link != links_end && link->vertex == e) ++link;  // an in-link ending edge e - 1
     const State st = k.state(e);
-    if (IsWait(st) && link != k.in.end() && link->vertex == e + 1 &&
+    if (IsWait(st) && link != links_end && link->vertex == e + 1 &&
         link->kind() != LinkKind::kFork) {
-      AddTo(acc, slot_sums_[link_base_[w] + static_cast<uint32_t>(link - k.in.begin())], sign);
+      AddSlot(link_base_[w] + static_cast<uint32_t>(link - k.in.data()), sign, acc);
     } else {
       (*acc)[static_cast<int>(st)] += sign * (k.ts[e + 1] - k.ts[e]);
     }
@@ -172,7 +196,11 @@ void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
     for (; i < target; ++i) {
       const State st = k.state(i);
       const int64_t length = k.ts[i + 1] - k.ts[i];
-      const uint32_t slot = IsWait(st) ? ResolvedSlot(x, i, &hint) : kNoSlot;
+      while (hint < k.in.size() && k.in[hint].vertex < i + 1) ++hint;
+      const uint32_t slot = IsWait(st) && hint < k.in.size() && k.in[hint].vertex == i + 1 &&
+                                    k.in[hint].kind() != LinkKind::kFork
+                                ? link_base_[x] + static_cast<uint32_t>(hint)
+                                : kNoSlot;
       if (slot != kNoSlot) {
         StateTimesArray sums{};
         Need need{};
@@ -191,12 +219,18 @@ void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
           sums = StateTimesArray{};
           sums[static_cast<int>(st)] = length;
         }
-        slot_sums_[slot] = sums;
+        StoreSlot(slot, sums, length);
         AddTo(&run, sums, 1);
       } else {
         run[static_cast<int>(st)] += length;
       }
-      if ((i + 1) % kCheckpoint == 0) checkpoints_[x].push_back(run);
+      if ((i + 1) % kCheckpoint == 0) {
+        checkpoints_[x].push_back(run);
+        // The first in-link past vertex i + 1 (in-links hold one per vertex at most).
+        uint32_t li = link_at_checkpoint_[x].back();
+        while (li < k.in.size() && k.in[li].vertex <= i + 1) ++li;
+        link_at_checkpoint_[x].push_back(li);
+      }
     }
     computed_[x] = i;
     running_[x] = run;
@@ -249,7 +283,7 @@ StateTimesArray PathStateTimes::PrefixAt(WorkerId w, int64_t t) {
     return acc;
   }
   // A resolved wait holding t: all of it, less its part after t (the walk cut at t).
-  AddTo(&acc, slot_sums_[slot], 1);
+  AddSlot(slot, 1, &acc);
   StateTimesArray after{};
   Need need{};
   while (!AddResolution(k.in[slot - link_base_[w]], k.ts[i + 1], t, &after, &need)) {
@@ -271,11 +305,13 @@ StateTimesArray PathStateTimes::Of(WorkerId w, int64_t begin, int64_t end) {
 }
 
 uint64_t PathStateTimes::memory_bytes() const {
-  uint64_t n = slot_sums_.capacity() * sizeof(StateTimesArray) +
+  uint64_t n = slot_sums_.capacity() * sizeof(SlotSums) +
+               long_sums_.capacity() * sizeof(StateTimesArray) +
                running_.capacity() * sizeof(StateTimesArray) +
                (computed_.capacity() + link_base_.capacity()) * sizeof(uint32_t) +
                hints_.capacity() * sizeof(size_t) + on_stack_.capacity();
   for (const auto& c : checkpoints_) n += c.capacity() * sizeof(StateTimesArray);
+  for (const auto& c : link_at_checkpoint_) n += c.capacity() * sizeof(uint32_t);
   return n;
 }
 

@@ -54,7 +54,7 @@ class PathStateTimes {
   uint64_t memory_bytes() const;
 
  private:
-  static constexpr uint32_t kCheckpoint = 16;
+  static constexpr uint32_t kCheckpoint = 32;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
 
   struct Need {
@@ -79,12 +79,24 @@ class PathStateTimes {
   StateTimesArray PrefixAt(WorkerId w, int64_t t);
 
   const ExecutionGraph& g_;
-  std::vector<uint32_t> link_base_;                        // per worker: slot of its first in-link
-  std::vector<StateTimesArray> slot_sums_;                 // per in-link: sums of the wait it ended
+  std::vector<uint32_t> link_base_;  // per worker: slot of its first in-link
+  // Per in-link: the sums of the wait it ended. A wait shorter than 2^32 - 1 ns (4.3 s)
+  // has parts that fit 32 bits each; a longer one is marked (ns[0] == kLongWait) and kept
+  // whole in long_sums_ at index ns[1].
+  struct SlotSums {
+    uint32_t ns[kNumStates];
+  };
+  static constexpr uint32_t kLongWait = UINT32_MAX;
+  void StoreSlot(uint32_t slot, const StateTimesArray& sums, int64_t length);
+  void AddSlot(uint32_t slot, int64_t sign, StateTimesArray* acc) const;
+  std::vector<SlotSums> slot_sums_;
+  std::vector<StateTimesArray> long_sums_;
   std::vector<uint32_t> computed_;                         // per worker: P known up to this vertex
   std::vector<StateTimesArray> running_;                   // per worker: P(w, computed_[w])
   std::vector<std::vector<StateTimesArray>> checkpoints_;  // P(w, k * kCheckpoint)
-  std::vector<size_t> hints_;  // per worker: FindInLink cursor of EnsurePrefix
+  // Per checkpoint: index of w's first in-link whose vertex is above k * kCheckpoint.
+  std::vector<std::vector<uint32_t>> link_at_checkpoint_;
+  std::vector<size_t> hints_;  // per worker: its first in-link not yet passed by EnsurePrefix
   std::vector<Need> stack_;
   std::vector<uint8_t> on_stack_;
 };
