@@ -229,10 +229,10 @@ int main(int argc, char** argv) {
                 static_cast<double>(last.events) / gcpu / 1e6, mb / gcpu / kTraceCompassMBs,
                 last.paths, rss_mb, 100.0 * rss_mb / mb);
     std::printf(
-        "  graph: %lu threads, %lu vertices, %lu links, %.1f MB; %lu path items stored; "
+        "  graph: %lu threads, %lu vertices, %lu links, %.1f MB; "
         "graph wall %.3f s, CPU %.3f s (medians of %d)\n",
         last.threads, last.vertices, last.links, static_cast<double>(last.graph_bytes) / 1e6,
-        last.segments, Median(graph_wall), gcpu, runs);
+        Median(graph_wall), gcpu, runs);
     if (flat)
       std::printf(
           "  flat (each thread's path walked alone, no sharing): %.1f MB/s per core, %lu path "

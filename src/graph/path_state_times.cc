@@ -25,8 +25,15 @@ PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
   slot_sums_.resize(links);
   computed_.assign(n, 0);
   running_.assign(n, StateTimesArray{});
-  checkpoints_.assign(n, std::vector<StateTimesArray>(1));
-  link_at_checkpoint_.assign(n, std::vector<uint32_t>(1, 0));
+  // One flat array for every worker's checkpoints (checkpoint 0, all zeros, included).
+  checkpoint_base_.resize(n);
+  uint64_t checkpoints = 0;
+  for (WorkerId w = 0; w < n; ++w) {
+    checkpoint_base_[w] = checkpoints;
+    checkpoints += g.worker(w).size() / kCheckpoint + 1;
+  }
+  checkpoints_.resize(checkpoints);
+  link_at_checkpoint_.resize(checkpoints);
   hints_.assign(n, 0);
   on_stack_.assign(n, 0);
 }
@@ -141,7 +148,7 @@ void PathStateTimes::AddEdges(WorkerId w, uint32_t from, uint32_t to, int64_t si
   const Worker& k = g_.worker(w);
   // Walk the edges and the in-links side by side, from the in-link cursor stored at the
   // checkpoint below `from` (no search).
-  const InLink* link = k.in.data() + link_at_checkpoint_[w][from / kCheckpoint];
+  const InLink* link = k.in.data() + link_at_checkpoint_[checkpoint_base_[w] + from / kCheckpoint];
   const InLink* const links_end = k.in.data() + k.in.size();
   while (link != links_end && link->vertex < from + 1) ++link;
   for (uint32_t e = from; e < to; ++e) {
@@ -166,10 +173,10 @@ void PathStateTimes::AddPrefix(WorkerId w, uint32_t v, int64_t sign, StateTimesA
   const uint32_t c = v / kCheckpoint;
   const uint32_t above = (c + 1) * kCheckpoint;
   if (v - c * kCheckpoint <= kCheckpoint / 2 || above > computed_[w]) {
-    AddTo(acc, checkpoints_[w][c], sign);
+    AddTo(acc, checkpoints_[checkpoint_base_[w] + c], sign);
     AddEdges(w, c * kCheckpoint, v, sign, acc);
   } else {
-    AddTo(acc, checkpoints_[w][c + 1], sign);
+    AddTo(acc, checkpoints_[checkpoint_base_[w] + c + 1], sign);
     AddEdges(w, v, above, -sign, acc);
   }
 }
@@ -225,11 +232,12 @@ void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
         run[static_cast<int>(st)] += length;
       }
       if ((i + 1) % kCheckpoint == 0) {
-        checkpoints_[x].push_back(run);
+        const uint64_t at = checkpoint_base_[x] + (i + 1) / kCheckpoint;
+        checkpoints_[at] = run;
         // The first in-link past vertex i + 1 (in-links hold one per vertex at most).
-        uint32_t li = link_at_checkpoint_[x].back();
+        uint32_t li = link_at_checkpoint_[at - 1];
         while (li < k.in.size() && k.in[li].vertex <= i + 1) ++li;
-        link_at_checkpoint_[x].push_back(li);
+        link_at_checkpoint_[at] = li;
       }
     }
     computed_[x] = i;
@@ -245,24 +253,37 @@ void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
 void PathStateTimes::ComputeAll() {
   int64_t lo = INT64_MAX, hi = g_.end();
   uint64_t vertices = 0;
+  std::vector<WorkerId> by_start;
   for (WorkerId w = 0; w < g_.num_workers(); ++w) {
     const Worker& k = g_.worker(w);
     lo = std::min(lo, k.start());
     hi = std::max(hi, k.ts.back());
     vertices += k.size();
+    if (computed_[w] + 1 < k.size()) by_start.push_back(w);
   }
-  if (vertices == 0 || hi <= lo) return;
-  // About 4096 vertices per window on average.
+  if (by_start.empty() || hi <= lo) return;
+  std::stable_sort(by_start.begin(), by_start.end(), [this](WorkerId a, WorkerId b) {
+    return g_.worker(a).start() < g_.worker(b).start();
+  });
+  // About 4096 vertices per window on average; only the threads alive and not done yet
+  // are visited (a trace may hold tens of thousands of short-lived threads).
   const int64_t window =
       std::max<int64_t>(1, (hi - lo) / static_cast<int64_t>(vertices / 4096 + 1));
+  std::vector<WorkerId> active;
+  size_t next = 0;
   for (int64_t t = lo;; t += window) {
     const bool last = t >= hi;
-    for (WorkerId w = 0; w < g_.num_workers(); ++w) {
+    while (next < by_start.size() && (last || g_.worker(by_start[next]).start() <= t))
+      active.push_back(by_start[next++]);
+    size_t kept = 0;
+    for (const WorkerId w : active) {
       const Worker& k = g_.worker(w);
       uint32_t upto = computed_[w];
       while (upto + 1 < k.size() && (last || k.ts[upto + 1] <= t)) ++upto;
       EnsurePrefix(w, upto);
+      if (computed_[w] + 1 < k.size()) active[kept++] = w;
     }
+    active.resize(kept);
     if (last) break;
   }
 }
@@ -310,8 +331,9 @@ uint64_t PathStateTimes::memory_bytes() const {
                running_.capacity() * sizeof(StateTimesArray) +
                (computed_.capacity() + link_base_.capacity()) * sizeof(uint32_t) +
                hints_.capacity() * sizeof(size_t) + on_stack_.capacity();
-  for (const auto& c : checkpoints_) n += c.capacity() * sizeof(StateTimesArray);
-  for (const auto& c : link_at_checkpoint_) n += c.capacity() * sizeof(uint32_t);
+  n += checkpoints_.capacity() * sizeof(StateTimesArray) +
+       link_at_checkpoint_.capacity() * sizeof(uint32_t) +
+       checkpoint_base_.capacity() * sizeof(uint64_t);
   return n;
 }
 

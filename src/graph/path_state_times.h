@@ -91,11 +91,13 @@ class PathStateTimes {
   void AddSlot(uint32_t slot, int64_t sign, StateTimesArray* acc) const;
   std::vector<SlotSums> slot_sums_;
   std::vector<StateTimesArray> long_sums_;
-  std::vector<uint32_t> computed_;                         // per worker: P known up to this vertex
-  std::vector<StateTimesArray> running_;                   // per worker: P(w, computed_[w])
-  std::vector<std::vector<StateTimesArray>> checkpoints_;  // P(w, k * kCheckpoint)
-  // Per checkpoint: index of w's first in-link whose vertex is above k * kCheckpoint.
-  std::vector<std::vector<uint32_t>> link_at_checkpoint_;
+  std::vector<uint32_t> computed_;        // per worker: P known up to this vertex
+  std::vector<StateTimesArray> running_;  // per worker: P(w, computed_[w])
+  // P(w, c * kCheckpoint) at checkpoints_[checkpoint_base_[w] + c], and beside it the
+  // index of w's first in-link whose vertex is above c * kCheckpoint.
+  std::vector<uint64_t> checkpoint_base_;
+  std::vector<StateTimesArray> checkpoints_;
+  std::vector<uint32_t> link_at_checkpoint_;
   std::vector<size_t> hints_;  // per worker: its first in-link not yet passed by EnsurePrefix
   std::vector<Need> stack_;
   std::vector<uint8_t> on_stack_;
