@@ -8,8 +8,13 @@ namespace {
 
 bool IsWait(State s) { return s == State::kBlocked || s == State::kNetwork; }
 
+// Separate loops for adding and subtracting, which the compiler vectorizes (a multiply by
+// the sign it does not).
 void AddTo(StateTimesArray* acc, const StateTimesArray& x, int64_t sign) {
-  for (int s = 0; s < kNumStates; ++s) (*acc)[s] += sign * x[s];
+  if (sign > 0)
+    for (int s = 0; s < kNumStates; ++s) (*acc)[s] += x[s];
+  else
+    for (int s = 0; s < kNumStates; ++s) (*acc)[s] -= x[s];
 }
 
 }  // namespace
@@ -56,15 +61,32 @@ void PathStateTimes::AddSlot(uint32_t slot, int64_t sign, StateTimesArray* acc) 
     AddTo(acc, long_sums_[in.ns[1]], sign);
     return;
   }
-  for (int s = 0; s < kNumStates; ++s) (*acc)[s] += sign * static_cast<int64_t>(in.ns[s]);
+  if (sign > 0)
+    for (int s = 0; s < kNumStates; ++s) (*acc)[s] += in.ns[s];
+  else
+    for (int s = 0; s < kNumStates; ++s) (*acc)[s] -= in.ns[s];
 }
 
-uint32_t PathStateTimes::ResolvedSlot(WorkerId w, uint32_t e, size_t* hint) const {
+uint32_t PathStateTimes::ResolvedSlot(WorkerId w, uint32_t e) const {
   const Worker& k = g_.worker(w);
   if (!IsWait(k.state(e)) || e + 1 >= k.size()) return kNoSlot;
-  const InLink* l = g_.FindInLink(w, e + 1, hint);
-  if (!l || l->kind() == LinkKind::kFork) return kNoSlot;
-  return link_base_[w] + static_cast<uint32_t>(l - k.in.data());
+  // The in-link ending at vertex e + 1, if any: from the cursor stored at the checkpoint
+  // below it when that checkpoint is computed, else by search.
+  const uint32_t v = e + 1;
+  const uint32_t c = v / kCheckpoint;
+  uint32_t i;
+  if (c * kCheckpoint <= computed_[w]) {
+    i = link_at_checkpoint_[checkpoint_base_[w] + c];  // first in-link above c * kCheckpoint
+    if (i > 0 && k.in[i - 1].vertex == v) --i;         // v is the checkpoint's own vertex
+    while (i < k.in.size() && k.in[i].vertex < v) ++i;
+  } else {
+    i = static_cast<uint32_t>(
+        std::lower_bound(k.in.begin(), k.in.end(), v,
+                         [](const InLink& l, uint32_t x) { return l.vertex < x; }) -
+        k.in.begin());
+  }
+  if (i >= k.in.size() || k.in[i].vertex != v || k.in[i].kind() == LinkKind::kFork) return kNoSlot;
+  return link_base_[w] + i;
 }
 
 bool PathStateTimes::AddResolution(const InLink& link, int64_t wake, int64_t start,
@@ -113,15 +135,15 @@ bool PathStateTimes::AddResolution(const InLink& link, int64_t wake, int64_t sta
       }
     }
     const int64_t u = static_cast<int64_t>(lo) - 1;  // ts[lo] > start >= ts[lo - 1]
-    if (fv - lo <= kCheckpoint) {
+    // Whichever walks fewer edges: the edges between, or two stored prefixes.
+    if (fv - lo <= PrefixCost(src, fv) + PrefixCost(src, lo)) {
       AddEdges(src, lo, fv, 1, acc);
     } else {
       AddPrefix(src, fv, 1, acc);
       AddPrefix(src, lo, -1, acc);
     }
     if (u >= 0) {
-      size_t hint = 0;
-      const uint32_t slot = ResolvedSlot(src, static_cast<uint32_t>(u), &hint);
+      const uint32_t slot = ResolvedSlot(src, static_cast<uint32_t>(u));
       if (slot == kNoSlot) {
         (*acc)[static_cast<int>(k.state(static_cast<size_t>(u)))] +=
             k.ts[static_cast<size_t>(u) + 1] - start;
@@ -163,21 +185,38 @@ void PathStateTimes::AddEdges(WorkerId w, uint32_t from, uint32_t to, int64_t si
   }
 }
 
+uint32_t PathStateTimes::PrefixCost(WorkerId w, uint32_t v) const {
+  const uint32_t computed = computed_[w];
+  if (v == computed) return 0;
+  const uint32_t c = v / kCheckpoint;
+  const uint32_t above = (c + 1) * kCheckpoint;
+  uint32_t edges = std::min(v - c * kCheckpoint, computed - v);
+  if (above <= computed) edges = std::min(edges, above - v);
+  return edges + 1;
+}
+
 void PathStateTimes::AddPrefix(WorkerId w, uint32_t v, int64_t sign, StateTimesArray* acc) const {
-  if (v == computed_[w]) {
+  const uint32_t computed = computed_[w];
+  if (v == computed) {
     AddTo(acc, running_[w], sign);
     return;
   }
-  // From the nearest stored prefix: the checkpoint at or below v, or the next one (or the
-  // running sums) above it.
+  // From the nearest stored prefix: the checkpoint at or below v, the next one, or the
+  // running sums.
   const uint32_t c = v / kCheckpoint;
-  const uint32_t above = (c + 1) * kCheckpoint;
-  if (v - c * kCheckpoint <= kCheckpoint / 2 || above > computed_[w]) {
+  const uint32_t below = c * kCheckpoint;
+  const uint32_t above = below + kCheckpoint;
+  const uint32_t to_above = above <= computed ? above - v : UINT32_MAX;
+  const uint32_t to_running = computed - v;
+  if (v - below <= std::min(to_above, to_running)) {
     AddTo(acc, checkpoints_[checkpoint_base_[w] + c], sign);
-    AddEdges(w, c * kCheckpoint, v, sign, acc);
-  } else {
+    AddEdges(w, below, v, sign, acc);
+  } else if (to_above <= to_running) {
     AddTo(acc, checkpoints_[checkpoint_base_[w] + c + 1], sign);
     AddEdges(w, v, above, -sign, acc);
+  } else {
+    AddTo(acc, running_[w], sign);
+    AddEdges(w, v, computed, -sign, acc);
   }
 }
 
@@ -197,7 +236,9 @@ void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
     const Worker& k = g_.worker(x);
     const uint32_t target = top.vertex;
     uint32_t i = computed_[x];
-    StateTimesArray run = running_[x];
+    // Accumulated in place: AddResolution may read x's own prefix (never past vertex i),
+    // and computed_[x] says how far it is.
+    StateTimesArray& run = running_[x];
     size_t hint = hints_[x];
     bool blocked = false;
     for (; i < target; ++i) {
@@ -211,8 +252,7 @@ void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
       if (slot != kNoSlot) {
         StateTimesArray sums{};
         Need need{};
-        computed_[x] = i;  // AddResolution may read x's own earlier prefix
-        running_[x] = run;
+        computed_[x] = i;
         if (!AddResolution(k.in[slot - link_base_[x]], k.ts[i + 1], k.ts[i], &sums, &need)) {
           if (!on_stack_[need.worker]) {
             // Its signaller's timeline first (created earlier: this never cycles).
@@ -241,7 +281,6 @@ void PathStateTimes::EnsurePrefix(WorkerId w, uint32_t upto) {
       }
     }
     computed_[x] = i;
-    running_[x] = run;
     hints_[x] = hint;
     if (!blocked) {
       on_stack_[x] = 0;
@@ -297,8 +336,7 @@ StateTimesArray PathStateTimes::PrefixAt(WorkerId w, int64_t t) {
   const bool inner = i + 1 < k.size();
   EnsurePrefix(w, inner ? i + 1 : i);
   AddPrefix(w, i, 1, &acc);
-  size_t hint = 0;
-  const uint32_t slot = inner ? ResolvedSlot(w, i, &hint) : kNoSlot;
+  const uint32_t slot = inner ? ResolvedSlot(w, i) : kNoSlot;
   if (slot == kNoSlot) {
     acc[static_cast<int>(k.state(i))] += t - k.ts[i];
     return acc;

@@ -64,7 +64,7 @@ class PathStateTimes {
 
   // The in-link slot ending the wait on edge e of w (its sums resolve that edge), or
   // kNoSlot when the edge is not a resolved wait.
-  uint32_t ResolvedSlot(WorkerId w, uint32_t e, size_t* hint) const;
+  uint32_t ResolvedSlot(WorkerId w, uint32_t e) const;
   // Adds the sums of the resolution of the wait of `link` (ended at `wake`) cut at
   // `start`. False, with `need` set, when a prefix it uses is not known yet.
   bool AddResolution(const InLink& link, int64_t wake, int64_t start, StateTimesArray* acc,
@@ -73,6 +73,8 @@ class PathStateTimes {
   void EnsurePrefix(WorkerId w, uint32_t upto);
   // Adds sign * (P(w, to) - P(w, from)): the path times of edges [from, to), to <= computed_[w].
   void AddEdges(WorkerId w, uint32_t from, uint32_t to, int64_t sign, StateTimesArray* acc) const;
+  // Edges AddPrefix(w, v) walks, plus one for the stored prefix it reads.
+  uint32_t PrefixCost(WorkerId w, uint32_t v) const;
   // P(w, v) for v <= computed_[w].
   void AddPrefix(WorkerId w, uint32_t v, int64_t sign, StateTimesArray* acc) const;
   // Sums of w's path from the start of its life to time t (within its life).
