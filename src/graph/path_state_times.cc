@@ -27,7 +27,9 @@ PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
     link_base_[w] = static_cast<uint32_t>(links);
     links += g.worker(w).in.size();
   }
-  slot_sums_.resize(links);
+  // Written before read, so left uninitialized: pages are touched only as sums are stored.
+  num_slots_ = links;
+  slot_sums_.reset(new SlotSums[links]);
   computed_.assign(n, 0);
   running_.assign(n, StateTimesArray{});
   // One flat array for every worker's checkpoints (checkpoint 0, all zeros, included).
@@ -37,8 +39,13 @@ PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
     checkpoint_base_[w] = checkpoints;
     checkpoints += g.worker(w).size() / kCheckpoint + 1;
   }
-  checkpoints_.resize(checkpoints);
-  link_at_checkpoint_.resize(checkpoints);
+  num_checkpoints_ = checkpoints;
+  checkpoints_.reset(new StateTimesArray[checkpoints]);
+  link_at_checkpoint_.reset(new uint32_t[checkpoints]);
+  for (WorkerId w = 0; w < n; ++w) {
+    checkpoints_[checkpoint_base_[w]] = StateTimesArray{};
+    link_at_checkpoint_[checkpoint_base_[w]] = 0;
+  }
   hints_.assign(n, 0);
   on_stack_.assign(n, 0);
 }
@@ -364,13 +371,11 @@ StateTimesArray PathStateTimes::Of(WorkerId w, int64_t begin, int64_t end) {
 }
 
 uint64_t PathStateTimes::memory_bytes() const {
-  uint64_t n = slot_sums_.capacity() * sizeof(SlotSums) +
-               long_sums_.capacity() * sizeof(StateTimesArray) +
+  uint64_t n = num_slots_ * sizeof(SlotSums) + long_sums_.capacity() * sizeof(StateTimesArray) +
                running_.capacity() * sizeof(StateTimesArray) +
                (computed_.capacity() + link_base_.capacity()) * sizeof(uint32_t) +
                hints_.capacity() * sizeof(size_t) + on_stack_.capacity();
-  n += checkpoints_.capacity() * sizeof(StateTimesArray) +
-       link_at_checkpoint_.capacity() * sizeof(uint32_t) +
+  n += num_checkpoints_ * (sizeof(StateTimesArray) + sizeof(uint32_t)) +
        checkpoint_base_.capacity() * sizeof(uint64_t);
   return n;
 }

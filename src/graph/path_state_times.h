@@ -29,6 +29,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "graph/execution_graph.h"
@@ -91,15 +92,17 @@ class PathStateTimes {
   static constexpr uint32_t kLongWait = UINT32_MAX;
   void StoreSlot(uint32_t slot, const StateTimesArray& sums, int64_t length);
   void AddSlot(uint32_t slot, int64_t sign, StateTimesArray* acc) const;
-  std::vector<SlotSums> slot_sums_;
+  std::unique_ptr<SlotSums[]> slot_sums_;
+  uint64_t num_slots_ = 0;
   std::vector<StateTimesArray> long_sums_;
   std::vector<uint32_t> computed_;        // per worker: P known up to this vertex
   std::vector<StateTimesArray> running_;  // per worker: P(w, computed_[w])
   // P(w, c * kCheckpoint) at checkpoints_[checkpoint_base_[w] + c], and beside it the
   // index of w's first in-link whose vertex is above c * kCheckpoint.
   std::vector<uint64_t> checkpoint_base_;
-  std::vector<StateTimesArray> checkpoints_;
-  std::vector<uint32_t> link_at_checkpoint_;
+  std::unique_ptr<StateTimesArray[]> checkpoints_;
+  std::unique_ptr<uint32_t[]> link_at_checkpoint_;
+  uint64_t num_checkpoints_ = 0;
   std::vector<size_t> hints_;  // per worker: its first in-link not yet passed by EnsurePrefix
   std::vector<Need> stack_;
   std::vector<uint8_t> on_stack_;
