@@ -53,14 +53,17 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
 
   // Segments grouped by (thread, state, qualifier), in time order within a group. Sorting
   // beats hashing here: a path has hundreds of thousands of segments, mostly distinct.
+  // The segment's times are copied in so that grouping reads this array in order instead of
+  // jumping around `segs`.
   struct Entry {
     uint64_t key;
     int64_t start;
+    int64_t end;
     uint32_t segment;
   };
   std::vector<Entry> order(segs.size());
   for (size_t i = 0; i < segs.size(); ++i)
-    order[i] = Entry{KeyOf(segs[i]), segs[i].start, static_cast<uint32_t>(i)};
+    order[i] = Entry{KeyOf(segs[i]), segs[i].start, segs[i].end, static_cast<uint32_t>(i)};
   std::sort(order.begin(), order.end(), [](const Entry& a, const Entry& b) {
     return a.key != b.key ? a.key < b.key : a.start < b.start;
   });
@@ -69,6 +72,7 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // ends, so common parts become equal pieces, each one node. A segment's pieces are the
   // boundary intervals [bound[j], bound[j + 1]) it covers; node_at[j] is that piece's node.
   std::vector<uint32_t> first_bound(segs.size());  // segment -> its first interval (global)
+  out.nodes.reserve(segs.size());  // at most one node per piece; untouched pages cost nothing
   std::vector<int64_t> bounds;
   std::vector<uint32_t> node_at;
   std::vector<int64_t> group;
@@ -77,8 +81,8 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     while (hi < order.size() && order[hi].key == order[lo].key) ++hi;
     group.clear();
     for (size_t k = lo; k < hi; ++k) {
-      group.push_back(segs[order[k].segment].start);
-      group.push_back(segs[order[k].segment].end);
+      group.push_back(order[k].start);
+      group.push_back(order[k].end);
     }
     std::sort(group.begin(), group.end());
     group.erase(std::unique(group.begin(), group.end()), group.end());
@@ -87,10 +91,10 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     node_at.resize(bounds.size(), UINT32_MAX);
     const PathSegment& proto = segs[order[lo].segment];
     for (size_t k = lo; k < hi; ++k) {
-      const PathSegment& sg = segs[order[k].segment];
+      const Entry& sg = order[k];
       const size_t j0 = static_cast<size_t>(std::lower_bound(group.begin(), group.end(), sg.start) -
                                             group.begin());
-      first_bound[order[k].segment] = static_cast<uint32_t>(base + j0);
+      first_bound[sg.segment] = static_cast<uint32_t>(base + j0);
       for (size_t j = j0; group[j] < sg.end; ++j) {  // sg.end is in the group
         uint32_t& n = node_at[base + j];
         if (n == UINT32_MAX) {

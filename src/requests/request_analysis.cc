@@ -74,12 +74,21 @@ Cause FromState(State s) {
   }
 }
 
+// Sums the durations of equal keys: largest first, ties by key. `v` is (key, duration) in
+// any order, keys repeated.
 template <class K>
-std::vector<std::pair<K, int64_t>> Largest(const std::map<K, int64_t>& m) {
-  std::vector<std::pair<K, int64_t>> v(m.begin(), m.end());
-  std::stable_sort(v.begin(), v.end(),
+std::vector<std::pair<K, int64_t>> Largest(std::vector<std::pair<K, int64_t>>& v) {
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<K, int64_t>> out;
+  for (const auto& [k, d] : v) {
+    if (!out.empty() && out.back().first == k)
+      out.back().second += d;
+    else
+      out.emplace_back(k, d);
+  }
+  std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  return v;
+  return out;
 }
 
 }  // namespace
@@ -191,21 +200,10 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
       out.process_service.try_emplace({g.worker(w).host, g.worker(w).pid}, service);
   std::unordered_map<WorkerId, std::vector<Step>> timeline;
   for (auto& [w, iv] : intervals) timeline[w] = BuildTimeline(std::move(iv));
-  auto request_at = [&](WorkerId w, int64_t t) -> int32_t {
+  static const std::vector<Step> kNoSteps;
+  auto steps_of = [&](WorkerId w) -> const std::vector<Step>& {
     auto it = timeline.find(w);
-    if (it == timeline.end()) return -1;
-    const auto& steps = it->second;
-    auto s = std::upper_bound(steps.begin(), steps.end(), t,
-                              [](int64_t x, const Step& st) { return x < st.ts; });
-    return s == steps.begin() ? -1 : std::prev(s)->req;
-  };
-  auto next_change = [&](WorkerId w, int64_t t) -> int64_t {
-    auto it = timeline.find(w);
-    if (it == timeline.end()) return INT64_MAX;
-    const auto& steps = it->second;
-    auto s = std::upper_bound(steps.begin(), steps.end(), t,
-                              [](int64_t x, const Step& st) { return x < st.ts; });
-    return s == steps.end() ? INT64_MAX : s->ts;
+    return it == timeline.end() ? kNoSteps : it->second;
   };
 
   // The critical paths of the threads running the requests, merged with their shared
@@ -228,6 +226,9 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
                          });
     return out.merged.paths[static_cast<size_t>(std::prev(it) - ranges.begin())];
   };
+  // Per request (time by other request, by thread) before summing: reused, not reallocated.
+  std::vector<std::pair<int32_t, int64_t>> by_request;
+  std::vector<std::pair<WorkerId, int64_t>> by_thread;
   for (size_t ri = 0; ri < out.requests.size(); ++ri) {
     Request& r = out.requests[ri];
     if (r.worker == graph::kNoWorker) {
@@ -252,9 +253,14 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
       };
       for (const graph::PathSegment& seg : segments) {
         unknown_until(seg.start);
-        for (int64_t a = seg.start; a < seg.end;) {
-          const int64_t b = std::min(seg.end, next_change(seg.worker, a));
-          const int32_t who = request_at(seg.worker, a);
+        // The worker's active-request steps: the one in force at seg.start, then each change
+        // inside the segment cuts it.
+        const std::vector<Step>& steps = steps_of(seg.worker);
+        auto step = std::upper_bound(steps.begin(), steps.end(), seg.start,
+                                     [](int64_t x, const Step& st) { return x < st.ts; });
+        for (int64_t a = seg.start; a < seg.end; ++step) {
+          const int64_t b = std::min(seg.end, step == steps.end() ? INT64_MAX : step->ts);
+          const int32_t who = step == steps.begin() ? -1 : std::prev(step)->req;
           Piece p{seg.worker, seg.state, FromState(seg.state), a, b, -1};
           if (who >= 0 && who != static_cast<int32_t>(ri)) {
             p.cause = Cause::kBlockedByRequest;
@@ -279,18 +285,14 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
       unknown_until(r.end);
     }
     // Summaries (seed 000 §3.5).
-    std::map<int32_t, int64_t> by_request;
-    std::map<WorkerId, int64_t> by_thread;
-    std::map<WorkerId, int64_t> by_thread_in_cause[kNumCauses];
+    by_request.clear();
+    by_thread.clear();
     for (const Piece& p : r.path) {
       const int64_t d = p.end - p.start;
       r.by_cause[static_cast<int>(p.cause)] += d;
       if (p.cause == Cause::kBlockedByRequest) r.blocked_by_state[static_cast<int>(p.state)] += d;
-      if (p.other_request >= 0) by_request[p.other_request] += d;
-      if (p.worker != graph::kNoWorker) {
-        by_thread[p.worker] += d;
-        by_thread_in_cause[static_cast<int>(p.cause)][p.worker] += d;
-      }
+      if (p.other_request >= 0) by_request.emplace_back(p.other_request, d);
+      if (p.worker != graph::kNoWorker) by_thread.emplace_back(p.worker, d);
     }
     r.by_request = Largest(by_request);
     r.by_thread = Largest(by_thread);
@@ -306,10 +308,13 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
     r.dominant = (best < 0 || r.by_cause[best] == 0 || running * 2 > total)
                      ? Cause::kRunning
                      : static_cast<Cause>(best);
-    const auto& in_cause = by_thread_in_cause[static_cast<int>(r.dominant)];
-    int64_t most = -1;
-    for (const auto& [w, d] : in_cause)
-      if (d > most) most = d, r.dominant_thread = w;
+    // The thread holding most of the dominant cause (ties: the lowest id).
+    by_thread.clear();
+    for (const Piece& p : r.path)
+      if (p.cause == r.dominant && p.worker != graph::kNoWorker)
+        by_thread.emplace_back(p.worker, p.end - p.start);
+    const auto in_cause = Largest(by_thread);
+    if (!in_cause.empty()) r.dominant_thread = in_cause.front().first;
     if (r.dominant == Cause::kBlockedByRequest && !r.by_request.empty())
       r.dominant_request = r.by_request.front().first;
   }

@@ -396,12 +396,15 @@ std::string_view SpanKindName(SpanKind k) {
   }
 }
 
-Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out) {
-  simdjson::dom::parser parser;
+namespace {
+
+// `padded`: SIMDJSON_PADDING readable bytes follow `text`, so the parser reads it in place
+// instead of copying it. One parser serves every file: its buffers, sized for the largest
+// document, are allocated (and their pages faulted in) once.
+Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, bool padded,
+                     const std::string& name, SpanSet* out) {
   element doc;
-  // The parser needs SIMDJSON_PADDING readable bytes after the text: it copies when the
-  // caller's buffer may not have them.
-  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/true).get(doc) == SUCCESS)
+  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!padded).get(doc) == SUCCESS)
     return ParseOne(doc, name, out);
   // JSON Lines: one document per line (OTLP file exporters write this).
   size_t line_no = 0, begin = 0, docs = 0;
@@ -412,7 +415,8 @@ Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet
     ++line_no;
     begin = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const auto error = parser.parse(line.data(), line.size(), true).get(doc);
+    // A line of a padded text is followed by the rest of the text and the padding.
+    const auto error = parser.parse(line.data(), line.size(), !padded).get(doc);
     if (error != SUCCESS)
       return DataLoss(fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no,
                                   simdjson::error_message(error)));
@@ -421,6 +425,13 @@ Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet
   }
   if (docs == 0) return DataLoss(fmt::format("Cannot read spans: file={}: empty", name));
   return Status::Ok();
+}
+
+}  // namespace
+
+Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out) {
+  simdjson::dom::parser parser;
+  return ParseSpanText(parser, text, /*padded=*/false, name, out);
 }
 
 StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
@@ -449,15 +460,13 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
     total += fs::file_size(f, ec);
   }
   set.by_id.reserve(total / 512);
-  std::string text;
+  simdjson::dom::parser parser;
   for (const std::string& f : files) {
-    std::ifstream in(f, std::ios::binary | std::ios::ate);
-    if (!in) return IoError(fmt::format("Cannot read span file {}", f));
-    text.resize(static_cast<size_t>(in.tellg()));
-    in.seekg(0);
-    if (!in.read(text.data(), static_cast<std::streamsize>(text.size())))
+    simdjson::padded_string text;
+    if (simdjson::padded_string::load(f).get(text) != SUCCESS)
       return IoError(fmt::format("Cannot read span file {}", f));
-    RETURN_IF_ERROR(ParseSpanDocument(text, f, &set));
+    RETURN_IF_ERROR(ParseSpanText(parser, std::string_view(text.data(), text.size()),
+                                  /*padded=*/true, f, &set));
     set.files.push_back(f);
   }
   return set;
