@@ -94,7 +94,9 @@ int RunRequests(const RequestsOptions& o) {
     return 0;
   }
   if (o.format == "json") {
-    std::puts(report::RequestsJson(g, l->spans, l->requests, o.limit).dump(2).c_str());
+    if (!report::WriteRequestsJson(stdout, g, l->spans, l->requests, o.limit) ||
+        std::fflush(stdout) != 0)
+      return fmt::print(stderr, "causeway requests: cannot write the output\n"), 1;
   } else {
     std::fputs(report::RequestsText(g, l->spans, l->requests, o.limit).c_str(), stdout);
   }

@@ -123,11 +123,16 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
   return out;
 }
 
-nlohmann::json RequestsJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
-                            const requests::RequestAnalysis& a, long limit) {
-  nlohmann::json list = nlohmann::json::array();
-  for (size_t i : SlowestFirst(a, limit))
-    list.push_back(RequestSummaryJson(g, s, a, a.requests[i]));
+bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                       const requests::RequestAnalysis& a, long limit) {
+  bool ok = std::fputs("{\"requests\": [", out) >= 0;
+  bool first = true;
+  for (size_t i : SlowestFirst(a, limit)) {
+    const std::string line = RequestSummaryJson(g, s, a, a.requests[i]).dump();
+    ok = ok && std::fputs(first ? "\n  " : ",\n  ", out) >= 0 &&
+         std::fwrite(line.data(), 1, line.size(), out) == line.size();
+    first = false;
+  }
   nlohmann::json ops = nlohmann::json::array();
   for (const auto& o : a.operations)
     ops.push_back({{"service", o.service},
@@ -136,23 +141,22 @@ nlohmann::json RequestsJson(const graph::ExecutionGraph& g, const spans::SpanSet
                    {"mean_latency_ns", o.total_latency / std::max<int64_t>(1, o.count)},
                    {"max_latency_ns", o.max_latency},
                    {"by_cause", CausesJson(o.by_cause)}});
-  // Moved, not copied: with every request listed, copying the list doubled the time and
-  // the peak memory of the JSON output.
-  return {{"requests", std::move(list)},
-          {"operations", std::move(ops)},
-          {"counters",
-           {{"requests", a.requests.size()},
-            {"spans", a.spans},
-            {"spans_synced", a.spans_synced},
-            {"spans_without_thread", a.spans_without_thread},
-            {"spans_outside_trace", a.spans_outside_trace},
-            {"requests_without_thread", a.requests_without_thread}}},
-          {"merged_paths",
-           {{"paths", a.merged.paths.size()},
-            {"segments", a.merged.segments},
-            {"nodes", a.merged.nodes.size()},
-            {"shared_nodes", a.merged.shared_nodes},
-            {"shared_ns", a.merged.shared_ns}}}};
+  const nlohmann::json counters = {{"requests", a.requests.size()},
+                                   {"spans", a.spans},
+                                   {"spans_synced", a.spans_synced},
+                                   {"spans_without_thread", a.spans_without_thread},
+                                   {"spans_outside_trace", a.spans_outside_trace},
+                                   {"requests_without_thread", a.requests_without_thread}};
+  const nlohmann::json merged = {{"paths", a.merged.paths.size()},
+                                 {"segments", a.merged.segments},
+                                 {"nodes", a.merged.nodes.size()},
+                                 {"shared_nodes", a.merged.shared_nodes},
+                                 {"shared_ns", a.merged.shared_ns}};
+  const std::string tail = fmt::format(
+      "{}],\n \"operations\": {},\n \"counters\": {},\n "
+      "\"merged_paths\": {}}}\n",
+      first ? "" : "\n ", ops.dump(), counters.dump(), merged.dump());
+  return ok && std::fwrite(tail.data(), 1, tail.size(), out) == tail.size();
 }
 
 std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,

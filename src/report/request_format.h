@@ -2,6 +2,8 @@
 // The JSON shapes are documented in docs/cli.md.
 #pragma once
 
+#include <cstdio>
+
 #include <cstddef>
 #include <string>
 
@@ -16,8 +18,11 @@ namespace causeway::report {
 // Slowest first, at most `limit` rows (< 0: all).
 std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                          const requests::RequestAnalysis& a, long limit);
-nlohmann::json RequestsJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
-                            const requests::RequestAnalysis& a, long limit);
+// The JSON document of docs/cli.md, written as it is built: one request per line, so that
+// listing every request of a large recording never holds them all in memory. False when the
+// write fails.
+bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                       const requests::RequestAnalysis& a, long limit);
 
 // One request: its critical path, pieces labelled by cause, and its summary.
 std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
