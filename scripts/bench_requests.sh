@@ -35,7 +35,7 @@ for i in $(seq "$runs"); do
   read -r c m < <(measure "$cw" threads "$rec/kernel" --format json); thr_cpu+=("$c"); thr_rss+=("$m")
 done
 rm -f /tmp/causeway-bench-time.$$
-n=$("$cw" requests "$rec" --format json --limit 0 | sed -n 's/.*"requests": \([0-9]*\),*$/\1/p' | tail -1)
+n=$("$cw" requests "$rec" --format json --limit 0 | grep -o '"requests":[0-9][0-9]*' | head -1 | cut -d: -f2)
 for what in requests threads; do
   # MB/s over what each reads: requests the whole recording, threads the kernel trace.
   if [ "$what" = requests ]; then cpus=("${req_cpu[@]}"); rsss=("${req_rss[@]}"); b=$bytes
