@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -65,7 +66,25 @@ const char* JaegerKind(int kind) {
 
 std::string ToOtlpJson(const std::string& service, int32_t pid,
                        const std::vector<FinishedSpan>& spans) {
-  json out = json::array();
+  json resource_attributes =
+      json::array({{{"key", "service.name"}, {"value", {{"stringValue", service}}}},
+                   {{"key", "process.pid"}, {"value", {{"intValue", std::to_string(pid)}}}}});
+  json doc = {
+      {"resourceSpans",
+       json::array({{{"resource", {{"attributes", resource_attributes}}},
+                     {"scopeSpans",
+                      json::array({{{"scope", {{"name", "causeway-client"}, {"version", "0.1"}}},
+                                    {"spans", json::array()}}})}}})}};
+  // The document around an empty span list, then the spans dumped one by one into it: a
+  // program's whole history (hundreds of thousands of spans at exit) never becomes one
+  // in-memory JSON tree, which took seconds and gigabytes. `"spans":[]` occurs once: inside
+  // a string value its quotes would be escaped.
+  const std::string frame = doc.dump();
+  const std::string_view empty = "\"spans\":[]";
+  const size_t at = frame.find(empty);
+  std::string out = frame.substr(0, at + empty.size() - 1);
+  out.reserve(out.size() + spans.size() * 400 + frame.size());
+  bool first = true;
   for (const FinishedSpan& s : spans) {
     json attributes = json::array();
     for (const SpanAttribute& a : s.attributes)
@@ -79,18 +98,12 @@ std::string ToOtlpJson(const std::string& service, int32_t pid,
               {"endTimeUnixNano", std::to_string(s.end_unix_ns)},
               {"attributes", std::move(attributes)}};
     if (s.parent_span_id) j["parentSpanId"] = fmt::format("{:016x}", s.parent_span_id);
-    out.push_back(std::move(j));
+    if (!first) out += ',';
+    first = false;
+    out += j.dump();
   }
-  json resource_attributes =
-      json::array({{{"key", "service.name"}, {"value", {{"stringValue", service}}}},
-                   {{"key", "process.pid"}, {"value", {{"intValue", std::to_string(pid)}}}}});
-  json doc = {
-      {"resourceSpans",
-       json::array({{{"resource", {{"attributes", resource_attributes}}},
-                     {"scopeSpans",
-                      json::array({{{"scope", {{"name", "causeway-client"}, {"version", "0.1"}}},
-                                    {"spans", std::move(out)}}})}}})}};
-  return doc.dump();
+  out.append(frame, at + empty.size() - 1, std::string::npos);
+  return out;
 }
 
 std::string ToJaegerJson(const std::string& service, int32_t pid,

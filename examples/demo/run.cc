@@ -36,7 +36,8 @@ struct Demo {
     bool ok = true;
     for (auto it = services.rbegin(); it != services.rend(); ++it) {
       if (it->pid <= 0) continue;
-      const std::string how = StopChild(*it, milliseconds(10000));
+      // Generous: at exit each service writes every span it served (seconds for 100,000s).
+      const std::string how = StopChild(*it, milliseconds(60000));
       if (how != "exited with 0") {
         fmt::print(stderr, "causeway-demo: the {} {}\n", it->name, how);
         ok = false;
