@@ -2,9 +2,8 @@
 // The JSON shapes are documented in docs/cli.md.
 #pragma once
 
-#include <cstdio>
-
 #include <cstddef>
+#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,10 @@
 #include "spans/span_reader.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -115,6 +120,43 @@ TEST(SpanReader, MissingFilesAndEmptyDirectoriesAreReported) {
   auto e = ReadSpanFiles({"/proc/self/fdinfo"});
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().ToString().find("No span files"), std::string::npos);
+}
+
+// Files are parsed in place (padded buffers, one parser for all files): a broken file, a
+// broken line after good ones, an empty file each stop the read naming the file, and a good
+// file read before them in the same directory changes nothing.
+TEST(SpanReader, BrokenSpanFilesAreReportedWithTheirNames) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("causeway-span-files-" + std::to_string(getpid()));
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {R"({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": )", "file="},
+      {std::string(kOtlp).substr(0, 40), "file="},
+      {"{\"resourceSpans\":[]}\n{\"resourceSpans\": [tru\n", "line 2"},
+      {"", "empty"},
+      {"\xff\xfe garbage", "file="},
+  };
+  for (const Case& c : cases) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "a-good.json") << kOtlp;
+    std::ofstream(dir / "b-broken.json") << c.text;
+    auto r = ReadSpanFiles({dir.string()});
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.status().ToString().find("b-broken.json"), std::string::npos)
+        << r.status().ToString();
+    EXPECT_NE(r.status().ToString().find(c.message), std::string::npos) << r.status().ToString();
+  }
+  // The good file alone reads completely.
+  fs::remove(dir / "b-broken.json");
+  auto ok = ReadSpanFiles({dir.string()});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->spans.size(), 2u);
+  fs::remove_all(dir);
 }
 
 }  // namespace
