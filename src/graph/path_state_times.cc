@@ -1,6 +1,7 @@
 #include "graph/path_state_times.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace causeway::graph {
 
@@ -19,7 +20,10 @@ void AddTo(StateTimesArray* acc, const StateTimesArray& x, int64_t sign) {
 
 }  // namespace
 
-PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
+PathStateTimes::PathStateTimes(const ExecutionGraph& g, uint32_t pool_chunk_bits)
+    : g_(g),
+      chunk_bits_(std::clamp<uint32_t>(pool_chunk_bits, 4, 30)),
+      chunk_words_(1u << chunk_bits_) {
   const size_t n = g.num_workers();
   link_base_.resize(n);
   uint64_t links = 0;
@@ -29,7 +33,7 @@ PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
   }
   // Written before read, so left uninitialized: pages are touched only as sums are stored.
   num_slots_ = links;
-  slot_sums_.reset(new SlotSums[links]);
+  slot_at_.reset(new uint32_t[links]);
   computed_.assign(n, 0);
   running_.assign(n, StateTimesArray{});
   // One flat array for every worker's checkpoints (checkpoint 0, all zeros, included).
@@ -51,27 +55,50 @@ PathStateTimes::PathStateTimes(const ExecutionGraph& g) : g_(g) {
 }
 
 void PathStateTimes::StoreSlot(uint32_t slot, const StateTimesArray& sums, int64_t length) {
-  SlotSums& out = slot_sums_[slot];
-  if (length >= 0 && length < kLongWait) {
+  uint32_t header = 0;
+  uint32_t words = 2;  // a long wait: header and index
+  if (length >= 0 && length < UINT32_MAX) {
     // Every part of a wait's resolution is within the wait: 32 bits hold it.
-    for (int s = 0; s < kNumStates; ++s) out.ns[s] = static_cast<uint32_t>(sums[s]);
+    for (int s = 0; s < kNumStates; ++s) header |= static_cast<uint32_t>(sums[s] != 0) << s;
+    words = 1 + static_cast<uint32_t>(__builtin_popcount(header));
+  } else {
+    header = kLongWait;
+  }
+  // Entries never straddle chunks: a new chunk when the last one has no room (also when it
+  // is exactly full, where the offset alone would read 0).
+  if (pool_words_ + words > static_cast<uint64_t>(pool_.size()) << chunk_bits_) {
+    pool_.emplace_back(new uint32_t[chunk_words_]);
+    pool_words_ = static_cast<uint64_t>(pool_.size() - 1) << chunk_bits_;
+  }
+  const uint64_t offset = pool_words_ & (chunk_words_ - 1);
+  // Slot positions are 32 bits: 16 GiB of sums, far beyond what a graph of 2^32 in-links
+  // could need; past it the position would wrap, so stop loudly instead.
+  if (pool_words_ > UINT32_MAX) std::abort();
+  slot_at_[slot] = static_cast<uint32_t>(pool_words_);
+  uint32_t* out = pool_.back().get() + offset;
+  pool_words_ += words;
+  *out++ = header;
+  if (header == kLongWait) {
+    *out = static_cast<uint32_t>(long_sums_.size());
+    long_sums_.push_back(sums);
     return;
   }
-  out.ns[0] = kLongWait;
-  out.ns[1] = static_cast<uint32_t>(long_sums_.size());
-  long_sums_.push_back(sums);
+  for (int s = 0; s < kNumStates; ++s)
+    if (sums[s] != 0) *out++ = static_cast<uint32_t>(sums[s]);
 }
 
 void PathStateTimes::AddSlot(uint32_t slot, int64_t sign, StateTimesArray* acc) const {
-  const SlotSums& in = slot_sums_[slot];
-  if (in.ns[0] == kLongWait) {
-    AddTo(acc, long_sums_[in.ns[1]], sign);
+  const uint32_t* in = PoolAt(slot_at_[slot]);
+  uint32_t mask = *in++;
+  if (mask == kLongWait) {
+    AddTo(acc, long_sums_[*in], sign);
     return;
   }
-  if (sign > 0)
-    for (int s = 0; s < kNumStates; ++s) (*acc)[s] += in.ns[s];
-  else
-    for (int s = 0; s < kNumStates; ++s) (*acc)[s] -= in.ns[s];
+  if (sign > 0) {
+    for (; mask != 0; mask &= mask - 1) (*acc)[__builtin_ctz(mask)] += *in++;
+  } else {
+    for (; mask != 0; mask &= mask - 1) (*acc)[__builtin_ctz(mask)] -= *in++;
+  }
 }
 
 uint32_t PathStateTimes::ResolvedSlot(WorkerId w, uint32_t e) const {
@@ -371,7 +398,8 @@ StateTimesArray PathStateTimes::Of(WorkerId w, int64_t begin, int64_t end) {
 }
 
 uint64_t PathStateTimes::memory_bytes() const {
-  uint64_t n = num_slots_ * sizeof(SlotSums) + long_sums_.capacity() * sizeof(StateTimesArray) +
+  uint64_t n = num_slots_ * sizeof(uint32_t) + pool_.size() * chunk_words_ * sizeof(uint32_t) +
+               long_sums_.capacity() * sizeof(StateTimesArray) +
                running_.capacity() * sizeof(StateTimesArray) +
                (computed_.capacity() + link_base_.capacity()) * sizeof(uint32_t) +
                hints_.capacity() * sizeof(size_t) + on_stack_.capacity();

@@ -40,7 +40,10 @@ using StateTimesArray = std::array<int64_t, kNumStates>;
 
 class PathStateTimes {
  public:
-  explicit PathStateTimes(const ExecutionGraph& g);
+  // pool_chunk_bits: log2 of the words in each chunk of stored sums (see pool_ below); the
+  // default suits any graph, tests pass small ones to exercise chunk boundaries. At least 4
+  // (an entry takes up to 12 words).
+  explicit PathStateTimes(const ExecutionGraph& g, uint32_t pool_chunk_bits = 18);
 
   // Time by state along the critical path of `w` over [begin, end] clipped to its life;
   // the sum is the path's length.
@@ -55,7 +58,7 @@ class PathStateTimes {
   uint64_t memory_bytes() const;
 
  private:
-  static constexpr uint32_t kCheckpoint = 32;
+  static constexpr uint32_t kCheckpoint = 64;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
 
   struct Need {
@@ -83,17 +86,24 @@ class PathStateTimes {
 
   const ExecutionGraph& g_;
   std::vector<uint32_t> link_base_;  // per worker: slot of its first in-link
-  // Per in-link: the sums of the wait it ended. A wait shorter than 2^32 - 1 ns (4.3 s)
-  // has parts that fit 32 bits each; a longer one is marked (ns[0] == kLongWait) and kept
-  // whole in long_sums_ at index ns[1].
-  struct SlotSums {
-    uint32_t ns[kNumStates];
-  };
-  static constexpr uint32_t kLongWait = UINT32_MAX;
+  // Per in-link: the sums of the wait it ended, stored sparsely (most resolutions touch two
+  // or three states): at pool word slot_at_[slot], a header word holding the mask of the
+  // states with a non-zero part, then one 32-bit part per set bit, in state order. A wait
+  // shorter than 2^32 - 1 ns (4.3 s) has parts that fit 32 bits each; a longer one has
+  // kLongWait in its header and, in the next word, its index in long_sums_ (kept whole).
+  // The pool is chunked so that it grows without copying (no transient double size).
+  static constexpr uint32_t kLongWait = 1u << 31;
   void StoreSlot(uint32_t slot, const StateTimesArray& sums, int64_t length);
   void AddSlot(uint32_t slot, int64_t sign, StateTimesArray* acc) const;
-  std::unique_ptr<SlotSums[]> slot_sums_;
+  const uint32_t* PoolAt(uint64_t word) const {
+    return pool_[word >> chunk_bits_].get() + (word & (chunk_words_ - 1));
+  }
+  std::unique_ptr<uint32_t[]> slot_at_;  // written before read
   uint64_t num_slots_ = 0;
+  uint32_t chunk_bits_;   // 18 by default: 1 MiB chunks
+  uint32_t chunk_words_;  // 1 << chunk_bits_
+  std::vector<std::unique_ptr<uint32_t[]>> pool_;
+  uint64_t pool_words_ = 0;  // next free word (chunk index << chunk_bits_ | offset)
   std::vector<StateTimesArray> long_sums_;
   std::vector<uint32_t> computed_;        // per worker: P known up to this vertex
   std::vector<StateTimesArray> running_;  // per worker: P(w, computed_[w])
