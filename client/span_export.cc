@@ -1,5 +1,6 @@
 #include "span_export.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -65,7 +66,7 @@ const char* JaegerKind(int kind) {
 }  // namespace
 
 std::string ToOtlpJson(const std::string& service, int32_t pid,
-                       const std::vector<FinishedSpan>& spans) {
+                       std::span<const FinishedSpan> spans) {
   json resource_attributes =
       json::array({{{"key", "service.name"}, {"value", {{"stringValue", service}}}},
                    {{"key", "process.pid"}, {"value", {{"intValue", std::to_string(pid)}}}}});
@@ -103,6 +104,21 @@ std::string ToOtlpJson(const std::string& service, int32_t pid,
     out += j.dump();
   }
   out.append(frame, at + empty.size() - 1, std::string::npos);
+  return out;
+}
+
+std::string ToOtlpJsonLines(const std::string& service, int32_t pid,
+                            std::span<const FinishedSpan> spans, size_t spans_per_line) {
+  spans_per_line = std::max<size_t>(spans_per_line, 1);
+  std::string out;
+  // No spans: still one line, so that the file says which service had none.
+  size_t i = 0;
+  do {
+    const size_t n = std::min(spans_per_line, spans.size() - i);
+    out += ToOtlpJson(service, pid, spans.subspan(i, n));
+    out += '\n';
+    i += n;
+  } while (i < spans.size());
   return out;
 }
 
@@ -151,7 +167,8 @@ Status WriteFileAtomically(const std::string& path, const std::string& content) 
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc | std::ios::binary);
-    out << content << '\n';
+    out << content;
+    if (content.empty() || content.back() != '\n') out << '\n';  // a text file ends a line
     out.flush();
     if (!out) return IoError(fmt::format("Cannot write span file: file={}", tmp));
   }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,12 @@ struct FinishedSpan {
 
 // One ExportTraceServiceRequest (OTLP/JSON encoding: hex ids, 64-bit numbers as strings).
 std::string ToOtlpJson(const std::string& service, int32_t pid,
-                       const std::vector<FinishedSpan>& spans);
+                       std::span<const FinishedSpan> spans);
+// OTLP JSON Lines, the OTLP file format (what the OpenTelemetry Collector's file exporter
+// writes): one ExportTraceServiceRequest per line, `spans_per_line` spans each, so that a
+// reader's memory is bounded by a line, not by a program's whole history.
+std::string ToOtlpJsonLines(const std::string& service, int32_t pid,
+                            std::span<const FinishedSpan> spans, size_t spans_per_line = 1000);
 // A Jaeger query-API document ({"data":[{traceID, spans, processes}]}, µs times), one entry
 // per trace.
 std::string ToJaegerJson(const std::string& service, int32_t pid,

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include "causeway/client.h"
 #include "client_test_util.h"
+#include "span_export.h"
 
 namespace causeway::client {
 namespace {
@@ -24,6 +26,42 @@ std::string Hex16(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016lx", static_cast<unsigned long>(v));
   return buf;
+}
+
+// The OTLP file format: one ExportTraceServiceRequest per line, each with at most
+// spans_per_line spans, every span once and in order; no spans is one line with none.
+TEST(SpanExport, OtlpJsonLinesSplitsSpansIntoWholeDocuments) {
+  std::vector<FinishedSpan> spans(2500);
+  for (size_t i = 0; i < spans.size(); ++i) {
+    spans[i].context.trace_id_low = 7;
+    spans[i].context.span_id = i + 1;
+    spans[i].name = "op";
+    spans[i].start_unix_ns = 1000 + i;
+    spans[i].end_unix_ns = 2000 + i;
+  }
+  const std::string text = ToOtlpJsonLines("svc", 42, spans, 1000);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  std::vector<size_t> per_line;
+  uint64_t next_id = 1;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t end = text.find('\n', begin);
+    ASSERT_NE(end, std::string::npos);
+    const json doc = json::parse(text.substr(begin, end - begin));
+    begin = end + 1;
+    const json& rs = doc["resourceSpans"][0];
+    EXPECT_EQ(rs["resource"]["attributes"][0]["value"]["stringValue"], "svc");
+    const json& line_spans = rs["scopeSpans"][0]["spans"];
+    per_line.push_back(line_spans.size());
+    for (const json& sp : line_spans) EXPECT_EQ(sp["spanId"], Hex16(next_id++));
+  }
+  EXPECT_EQ(per_line, (std::vector<size_t>{1000, 1000, 500}));
+  EXPECT_EQ(next_id, 2501u);
+
+  const std::string none = ToOtlpJsonLines("svc", 42, {}, 1000);
+  EXPECT_EQ(std::count(none.begin(), none.end(), '\n'), 1);
+  EXPECT_TRUE(json::parse(none)["resourceSpans"][0]["scopeSpans"][0]["spans"].empty());
 }
 
 TEST(SpanExport, OtlpAndJaegerFilesHoldParentChildAndAttributes) {

@@ -210,8 +210,8 @@ void WriteSpanFiles(TracerState& s) {
   s.clock.Sample();
   const std::vector<FinishedSpan> spans = Convert(s, std::move(all));
   if (!options.otlp_json_file.empty()) {
-    const Status st =
-        WriteFileAtomically(options.otlp_json_file, ToOtlpJson(options.service_name, s.pid, spans));
+    const Status st = WriteFileAtomically(options.otlp_json_file,
+                                          ToOtlpJsonLines(options.service_name, s.pid, spans));
     if (!st.ok()) std::fprintf(stderr, "causeway-client: %s\n", st.ToString().c_str());
   }
   if (!options.jaeger_json_file.empty()) {

@@ -279,22 +279,28 @@ TEST(RecordTest, DemoSpanEventsMatchTheExportedSpans) {
   };
   std::map<uint64_t, Exported> spans;
   for (const auto& f : fs::directory_iterator(dir + "/spans")) {
+    // OTLP JSON Lines: one document per line.
     std::ifstream in(f.path());
-    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-    ASSERT_FALSE(doc.is_discarded()) << f.path();
-    for (const auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
-      Exported x;
-      x.trace = sp["traceId"];
-      x.name = sp["name"];
-      if (sp.contains("parentSpanId"))
-        x.parent = std::stoull(sp["parentSpanId"].get<std::string>(), nullptr, 16);
-      x.start = std::stoull(sp["startTimeUnixNano"].get<std::string>());
-      x.end = std::stoull(sp["endTimeUnixNano"].get<std::string>());
-      for (const auto& a : sp["attributes"]) {
-        if (a["key"] == "thread.id") x.tid = std::stoll(a["value"]["intValue"].get<std::string>());
+    int lines = 0;
+    for (std::string line; std::getline(in, line); ++lines) {
+      nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
+      ASSERT_FALSE(doc.is_discarded()) << f.path() << " line " << lines + 1;
+      for (const auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+        Exported x;
+        x.trace = sp["traceId"];
+        x.name = sp["name"];
+        if (sp.contains("parentSpanId"))
+          x.parent = std::stoull(sp["parentSpanId"].get<std::string>(), nullptr, 16);
+        x.start = std::stoull(sp["startTimeUnixNano"].get<std::string>());
+        x.end = std::stoull(sp["endTimeUnixNano"].get<std::string>());
+        for (const auto& a : sp["attributes"]) {
+          if (a["key"] == "thread.id")
+            x.tid = std::stoll(a["value"]["intValue"].get<std::string>());
+        }
+        spans[std::stoull(sp["spanId"].get<std::string>(), nullptr, 16)] = x;
       }
-      spans[std::stoull(sp["spanId"].get<std::string>(), nullptr, 16)] = x;
     }
+    EXPECT_GE(lines, 1) << f.path();
   }
   ASSERT_GE(spans.size(), 20u * 4);
 

@@ -68,7 +68,8 @@ enum SpanKind : int { kInternal = 1, kServer = 2, kClient = 3, kProducer = 4, kC
 
 struct TracerOptions {
   std::string service_name = "unknown_service";
-  // Every finished span, rewritten as one OTLP JSON document at each Flush().
+  // Every finished span, rewritten at each Flush() as OTLP JSON Lines (the OTLP file format:
+  // one ExportTraceServiceRequest of up to 1000 spans per line).
   std::string otlp_json_file;
   // OTLP/HTTP JSON receiver, e.g. "http://127.0.0.1:4318" (the path /v1/traces is added when
   // the URL has none). Spans are posted in batches from a background thread.

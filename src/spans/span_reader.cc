@@ -404,7 +404,18 @@ namespace {
 Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, bool padded,
                      const std::string& name, SpanSet* out) {
   element doc;
-  if (parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!padded).get(doc) == SUCCESS)
+  // JSON Lines (the OTLP file format) is recognized by its first line being a document of
+  // its own with more text after it, and then read a line at a time: the parser's buffers
+  // (about 3x the text they hold) stay the size of a line, not of a whole file.
+  const size_t first_begin = std::min(text.find_first_not_of(" \t\r\n"), text.size());
+  const size_t first_end = std::min(text.find('\n', first_begin), text.size());
+  const bool more_after_first_line =
+      text.find_first_not_of(" \t\r\n", first_end) != std::string_view::npos;
+  const bool json_lines =
+      more_after_first_line &&
+      parser.parse(text.data() + first_begin, first_end - first_begin, !padded).get(doc) == SUCCESS;
+  if (!json_lines &&
+      parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!padded).get(doc) == SUCCESS)
     return ParseOne(doc, name, out);
   // JSON Lines: one document per line (OTLP file exporters write this).
   size_t line_no = 0, begin = 0, docs = 0;

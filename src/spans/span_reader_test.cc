@@ -74,6 +74,33 @@ TEST(SpanReader, ReadsJsonLinesAndKeepsDuplicatesOnce) {
   EXPECT_EQ(set.duplicates, 2u);
 }
 
+// A file of JSON Lines read in place (padded, as span files are read): every line's spans,
+// in order, as if they were one document.
+TEST(SpanReader, ReadsAJsonLinesFileLineByLine) {
+  char dir_template[] = "/tmp/causeway-spans-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::filesystem::path dir(dir_template);
+  std::string text;
+  for (int line = 0; line < 3; ++line) {
+    nlohmann::json doc = nlohmann::json::parse(kOtlp);
+    int k = 0;
+    for (auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+      sp["spanId"] = "10000000000000" + std::to_string(line) + std::to_string(k++);
+      sp["parentSpanId"] = "";
+    }
+    text += doc.dump() + "\n";
+  }
+  std::ofstream(dir / "s.otlp.json") << text;
+  auto set = ReadSpanFiles({dir.string()});
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  ASSERT_EQ(set->spans.size(), 6u);
+  EXPECT_EQ(set->duplicates, 0u);
+  for (int i = 0; i < 6; ++i)
+    EXPECT_EQ(SpanIdHex(set->spans[i].span_id),
+              "10000000000000" + std::to_string(i / 2) + std::to_string(i % 2));
+}
+
 TEST(SpanReader, BadInputNamesTheFileAndThePlace) {
   struct Case {
     std::string text, message;
