@@ -1,6 +1,7 @@
 #include "graph/path_state_times.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace causeway::graph {
@@ -72,8 +73,12 @@ void PathStateTimes::StoreSlot(uint32_t slot, const StateTimesArray& sums, int64
   }
   const uint64_t offset = pool_words_ & (chunk_words_ - 1);
   // Slot positions are 32 bits: 16 GiB of sums, far beyond what a graph of 2^32 in-links
-  // could need; past it the position would wrap, so stop loudly instead.
-  if (pool_words_ > UINT32_MAX) std::abort();
+  // could need; past it the position would wrap, so stop with a message instead.
+  if (pool_words_ > UINT32_MAX) {
+    std::fprintf(stderr, "causeway: path sums exceed 16 GiB (%llu in-links); cannot continue\n",
+                 static_cast<unsigned long long>(num_slots_));
+    std::abort();
+  }
   slot_at_[slot] = static_cast<uint32_t>(pool_words_);
   uint32_t* out = pool_.back().get() + offset;
   pool_words_ += words;
