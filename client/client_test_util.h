@@ -7,8 +7,10 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace causeway::client::testing {
 
@@ -35,6 +37,32 @@ inline std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// The documents of a JSON Lines file (the OTLP file format), one per non-empty line; a line
+// that does not parse fails the test.
+inline std::vector<nlohmann::json> ReadJsonLines(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot open " << path;
+  std::vector<nlohmann::json> docs;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.empty()) continue;
+    nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << path << " line " << n << " is not JSON";
+    docs.push_back(std::move(doc));
+  }
+  return docs;
+}
+
+// Every span of an OTLP JSON Lines file, in file order.
+inline std::vector<nlohmann::json> ReadOtlpSpans(const std::string& path) {
+  std::vector<nlohmann::json> spans;
+  for (const nlohmann::json& doc : ReadJsonLines(path))
+    for (const nlohmann::json& rs : doc["resourceSpans"])
+      for (const nlohmann::json& ss : rs["scopeSpans"])
+        for (const nlohmann::json& sp : ss["spans"]) spans.push_back(sp);
+  return spans;
 }
 
 }  // namespace causeway::client::testing

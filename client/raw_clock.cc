@@ -62,8 +62,8 @@ void ClockCalibration::Sample() {
   std::lock_guard lock(mutex_);
   if (!pairs_.empty() && (best.raw <= pairs_.back().raw || best.mono <= pairs_.back().mono))
     return;  // keeps both columns strictly increasing
-  // Append only: a raw time, once converted, must convert the same way later (the span
-  // files are rewritten from raw times at every flush and must agree with the user-space
+  // Append only: a raw time, once converted, must convert the same way later (spans are
+  // converted from raw times when they are exported, and must agree with the user-space
   // events to the nanosecond). The cost is 16 bytes per sample; the tracer samples at most
   // every flush interval (100 ms), about 0.6 MB per hour.
   pairs_.push_back(best);

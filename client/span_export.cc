@@ -1,7 +1,12 @@
 #include "span_export.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -176,6 +181,37 @@ Status WriteFileAtomically(const std::string& path, const std::string& content) 
   std::filesystem::rename(tmp, path, ec);
   if (ec) return IoError(fmt::format("Cannot write span file: file={}: {}", path, ec.message()));
   return Status::Ok();
+}
+
+LineFile::~LineFile() { Close(); }
+
+Status LineFile::Open(const std::string& path) {
+  Close();
+  path_ = path;
+  size_ = 0;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    return IoError(fmt::format("Cannot create span file: file={}: {}", path, strerror(errno)));
+  return Status::Ok();
+}
+
+Status LineFile::Append(std::string_view lines) {
+  if (fd_ < 0) return FailedPrecondition(fmt::format("span file {} is not open", path_));
+  while (!lines.empty()) {
+    const ssize_t n = ::write(fd_, lines.data(), lines.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      return IoError(fmt::format("Cannot write span file: file={}, offset={}: {}", path_, size_,
+                                 n < 0 ? strerror(errno) : "nothing written"));
+    lines.remove_prefix(static_cast<size_t>(n));
+    size_ += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
+void LineFile::Close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 struct OtlpHttpExporter::Impl {

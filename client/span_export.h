@@ -49,6 +49,29 @@ std::string ToJaegerJson(const std::string& service, int32_t pid,
 // Writes beside `path` and renames, so that a reader never sees half a file.
 Status WriteFileAtomically(const std::string& path, const std::string& content);
 
+// A file that grows by whole lines: created empty (truncated) by Open, then each Append is
+// one or more complete lines written with as few write(2) calls as the kernel allows, so a
+// crash loses at most the lines being appended (a reader then finds a last line without its
+// newline, and says so).
+class LineFile {
+ public:
+  LineFile() = default;
+  ~LineFile();
+  LineFile(const LineFile&) = delete;
+  LineFile& operator=(const LineFile&) = delete;
+
+  Status Open(const std::string& path);
+  // `lines` must end with '\n'.
+  Status Append(std::string_view lines);
+  void Close();
+  bool is_open() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+  uint64_t size_ = 0;
+};
+
 // POSTs OTLP JSON to an OTLP/HTTP receiver ("http://host:port[/path]"; /v1/traces when no path).
 class OtlpHttpExporter {
  public:

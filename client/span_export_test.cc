@@ -92,11 +92,13 @@ TEST(SpanExport, OtlpAndJaegerFilesHoldParentChildAndAttributes) {
   EXPECT_EQ(child_ctx.trace_id_low, root_ctx.trace_id_low);
   EXPECT_NE(child_ctx.span_id, root_ctx.span_id);
 
-  const json otlp = json::parse(ReadFile(o.otlp_json_file));
-  const json& rs = otlp["resourceSpans"][0];
-  EXPECT_EQ(rs["resource"]["attributes"][0]["key"], "service.name");
-  EXPECT_EQ(rs["resource"]["attributes"][0]["value"]["stringValue"], "frontend");
-  const json& spans = rs["scopeSpans"][0]["spans"];
+  // The worker may have appended the child before the root ended: any number of lines.
+  for (const json& doc : testing::ReadJsonLines(o.otlp_json_file)) {
+    const json& rs = doc["resourceSpans"][0];
+    EXPECT_EQ(rs["resource"]["attributes"][0]["key"], "service.name");
+    EXPECT_EQ(rs["resource"]["attributes"][0]["value"]["stringValue"], "frontend");
+  }
+  const std::vector<json> spans = testing::ReadOtlpSpans(o.otlp_json_file);
   ASSERT_EQ(spans.size(), 2u);
   std::map<std::string, json> by_name;
   for (const json& s : spans) by_name[s["name"]] = s;
@@ -225,13 +227,64 @@ TEST(SpanExport, AnUnwritableFileIsReportedAndSpansStillWork) {
   ::unsetenv("CAUSEWAY_TRACE_DIR");
   TracerOptions o;
   o.otlp_json_file = "/proc/causeway-no-such-dir/x.json";
-  Tracer& tracer = Tracer::Init(o);
   ::testing::internal::CaptureStderr();
+  Tracer& tracer = Tracer::Init(o);
   tracer.StartSpan("x").End();
   tracer.Shutdown();
   const std::string err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(err.find("Cannot write span file"), std::string::npos) << err;
+  EXPECT_NE(err.find("Cannot create span file: file=/proc/causeway-no-such-dir/x.json"),
+            std::string::npos)
+      << err;
   EXPECT_EQ(tracer.stats().spans_finished, 1u);
+  EXPECT_EQ(tracer.stats().span_file_errors, 1u);
+}
+
+// The OTLP file grows while the program runs (a crash loses at most the last interval), every
+// span lands in it exactly once and in the order spans ended, and Init starts a new file.
+TEST(SpanExport, TheOtlpFileIsAppendedWhileTheProgramRuns) {
+  ::unsetenv("CAUSEWAY_TRACE_DIR");
+  TempDir dir;
+  TracerOptions o;
+  o.service_name = "svc";
+  o.otlp_json_file = dir / "svc.otlp.json";
+  o.flush_interval_ms = 10;
+  Tracer& tracer = Tracer::Init(o);
+  for (int i = 0; i < 300; ++i) tracer.StartSpan("first" + std::to_string(i)).End();
+  // Without any Flush(), the worker appends them.
+  std::vector<json> spans;
+  for (int tries = 0; tries < 500 && spans.size() < 300; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    spans = testing::ReadOtlpSpans(o.otlp_json_file);
+  }
+  ASSERT_EQ(spans.size(), 300u);
+  for (int i = 0; i < 2500; ++i) tracer.StartSpan("second" + std::to_string(i)).End();
+  tracer.Shutdown();
+  EXPECT_EQ(tracer.stats().span_file_errors, 0u);
+  spans = testing::ReadOtlpSpans(o.otlp_json_file);
+  ASSERT_EQ(spans.size(), 2800u);
+  std::set<std::string> ids;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const std::string want =
+        i < 300 ? "first" + std::to_string(i) : "second" + std::to_string(i - 300);
+    EXPECT_EQ(spans[i]["name"], want) << i;
+    EXPECT_TRUE(ids.insert(spans[i]["spanId"].get<std::string>()).second) << "twice: " << i;
+  }
+  // Lines hold at most 1,000 spans, and every line names the service.
+  const std::vector<json> lines = testing::ReadJsonLines(o.otlp_json_file);
+  EXPECT_GE(lines.size(), 4u);
+  for (const json& line : lines) {
+    const json& rs = line["resourceSpans"][0];
+    EXPECT_EQ(rs["resource"]["attributes"][0]["value"]["stringValue"], "svc");
+    EXPECT_LE(rs["scopeSpans"][0]["spans"].size(), 1000u);
+  }
+
+  // A new Init starts the file over; a run without spans leaves one line that has none.
+  Tracer::Init(o).Shutdown();
+  const std::vector<json> empty = testing::ReadJsonLines(o.otlp_json_file);
+  ASSERT_EQ(empty.size(), 1u);
+  EXPECT_EQ(empty[0]["resourceSpans"][0]["resource"]["attributes"][0]["value"]["stringValue"],
+            "svc");
+  EXPECT_TRUE(testing::ReadOtlpSpans(o.otlp_json_file).empty());
 }
 
 }  // namespace

@@ -40,8 +40,11 @@ struct TracerState {
   int32_t pid = 0;
   int64_t unix_minus_monotonic_ns = 0;
   ClockCalibration clock;
+  // Finished spans some sink still needs: the OTLP file and the endpoint take them as they
+  // come, the Jaeger document (rewritten whole) keeps all of them.
   std::vector<RawSpan> finished;
-  size_t posted = 0;  // finished[0, posted) went to the OTLP endpoint (or failed to)
+  size_t posted = 0;    // finished[0, posted) went to the OTLP endpoint (or failed to)
+  size_t appended = 0;  // finished[0, appended) are in the OTLP file (or failed to be)
   std::unique_ptr<OtlpHttpExporter> http;
   std::string control_socket;
   uint64_t trigger_ns = 0;
@@ -50,6 +53,14 @@ struct TracerState {
 
   std::mutex ust_mutex;
   std::unique_ptr<UstTraceWriter> ust;
+
+  // The OTLP JSON Lines file, appended by the worker at every interval and by Flush();
+  // taken before `mutex`, so appends happen one at a time and in order.
+  std::mutex file_mutex;
+  LineFile otlp_file;
+  bool otlp_file_has_lines = false;
+  bool otlp_file_failed = false;  // its error was printed; later ones are only counted
+  std::atomic<uint64_t> span_file_errors{0};
 
   std::mutex worker_mutex;
   std::condition_variable wake;
@@ -140,6 +151,55 @@ std::vector<FinishedSpan> Convert(TracerState& s, std::vector<RawSpan> raw) {
   return out;
 }
 
+// Drops the finished spans that every sink has taken. Called with s.mutex held.
+void TrimFinished(TracerState& s) {
+  if (!s.options.jaeger_json_file.empty()) return;  // rewritten whole at each flush
+  size_t done = s.finished.size();
+  if (s.otlp_file.is_open()) done = std::min(done, s.appended);
+  if (s.http) done = std::min(done, s.posted);
+  if (done == 0) return;
+  s.finished.erase(s.finished.begin(), s.finished.begin() + static_cast<ptrdiff_t>(done));
+  s.appended -= std::min(s.appended, done);
+  s.posted -= std::min(s.posted, done);
+}
+
+void ReportFileError(TracerState& s, const Status& st) {
+  s.span_file_errors.fetch_add(1);
+  if (!s.otlp_file_failed) {
+    s.otlp_file_failed = true;
+    std::fprintf(stderr, "causeway-client: %s (further failures are only counted)\n",
+                 st.ToString().c_str());
+  }
+}
+
+// Appends the spans finished since the last append to the OTLP file, as whole lines. With
+// `final` (at shutdown) a file that got no span yet gets a line with none, so that it still
+// names its service. Called without s.mutex held.
+void AppendPendingSpans(TracerState& s, bool final) {
+  std::lock_guard file_lock(s.file_mutex);
+  std::vector<RawSpan> batch;
+  std::string service;
+  int32_t pid;
+  {
+    std::lock_guard lock(s.mutex);
+    if (!s.otlp_file.is_open()) return;
+    if (s.appended == s.finished.size() && !(final && !s.otlp_file_has_lines)) return;
+    batch.assign(s.finished.begin() + static_cast<ptrdiff_t>(s.appended), s.finished.end());
+    s.appended = s.finished.size();
+    service = s.options.service_name;
+    pid = s.pid;
+  }
+  s.clock.Sample();  // after the spans ended: their raw times convert by interpolation
+  const Status st = s.otlp_file.Append(ToOtlpJsonLines(service, pid, Convert(s, std::move(batch))));
+  std::lock_guard lock(s.mutex);
+  if (st.ok()) {
+    s.otlp_file_has_lines = true;
+  } else {
+    ReportFileError(s, st);
+  }
+  TrimFinished(s);
+}
+
 // Posts the spans finished since the last post. Called without s.mutex held.
 void PostPending(TracerState& s) {
   std::vector<RawSpan> batch;
@@ -160,6 +220,8 @@ void PostPending(TracerState& s) {
   if (!st.ok() && s.posts_failed.fetch_add(1) == 0)
     std::fprintf(stderr, "causeway-client: %s (further failures are only counted)\n",
                  st.ToString().c_str());
+  std::lock_guard lock(s.mutex);
+  TrimFinished(s);
 }
 
 void SendPendingTrigger(TracerState& s) {
@@ -192,33 +254,28 @@ void WorkerLoop(TracerState& s, uint32_t interval_ms) {
     lock.unlock();
     s.clock.Sample();
     DrainUst(s);
+    AppendPendingSpans(s, /*final=*/false);
     PostPending(s);
     SendPendingTrigger(s);
     lock.lock();
   }
 }
 
-void WriteSpanFiles(TracerState& s) {
+// The Jaeger document holds every span since Init, so it is rewritten whole.
+void WriteJaegerFile(TracerState& s) {
   std::vector<RawSpan> all;
   TracerOptions options;
   {
     std::lock_guard lock(s.mutex);
-    if (s.options.otlp_json_file.empty() && s.options.jaeger_json_file.empty()) return;
+    if (s.options.jaeger_json_file.empty()) return;
     all = s.finished;
     options = s.options;
   }
   s.clock.Sample();
   const std::vector<FinishedSpan> spans = Convert(s, std::move(all));
-  if (!options.otlp_json_file.empty()) {
-    const Status st = WriteFileAtomically(options.otlp_json_file,
-                                          ToOtlpJsonLines(options.service_name, s.pid, spans));
-    if (!st.ok()) std::fprintf(stderr, "causeway-client: %s\n", st.ToString().c_str());
-  }
-  if (!options.jaeger_json_file.empty()) {
-    const Status st = WriteFileAtomically(options.jaeger_json_file,
-                                          ToJaegerJson(options.service_name, s.pid, spans));
-    if (!st.ok()) std::fprintf(stderr, "causeway-client: %s\n", st.ToString().c_str());
-  }
+  const Status st = WriteFileAtomically(options.jaeger_json_file,
+                                        ToJaegerJson(options.service_name, s.pid, spans));
+  if (!st.ok()) std::fprintf(stderr, "causeway-client: %s\n", st.ToString().c_str());
 }
 
 std::string ProcName() {
@@ -359,6 +416,18 @@ Tracer& Tracer::Init(TracerOptions options) {
     }
   }
 
+  // The worker is stopped (Shutdown above): nothing else touches the file.
+  {
+    std::lock_guard file_lock(s.file_mutex);
+    s.otlp_file_has_lines = false;
+    s.otlp_file_failed = false;
+    s.span_file_errors = 0;
+    if (!options.otlp_json_file.empty()) {
+      const Status st = s.otlp_file.Open(options.otlp_json_file);
+      if (!st.ok()) ReportFileError(s, st);
+    }
+  }
+
   std::lock_guard lock(s.mutex);
   // Statistics count from this Init (ust_* are guarded by ust_mutex, not taken yet: the
   // worker is stopped, so nothing else touches them).
@@ -372,6 +441,7 @@ Tracer& Tracer::Init(TracerOptions options) {
   s.unix_minus_monotonic_ns = offset;
   s.finished.clear();
   s.posted = 0;
+  s.appended = 0;
   s.http = std::move(http);
   s.control_socket = EnvString("CAUSEWAY_CONTROL_SOCKET");
   s.trigger_ns = s.control_socket.empty() ? 0 : options.trigger_latency_ns;
@@ -466,7 +536,8 @@ void Tracer::Flush() {
     if (!s.running) return;
   }
   DrainUst(s);
-  WriteSpanFiles(s);
+  AppendPendingSpans(s, /*final=*/false);
+  WriteJaegerFile(s);
   PostPending(s);
 }
 
@@ -484,6 +555,11 @@ void Tracer::Shutdown() {
   if (s.worker.joinable()) s.worker.join();
   SendPendingTrigger(s);
   Flush();
+  AppendPendingSpans(s, /*final=*/true);
+  {
+    std::lock_guard file_lock(s.file_mutex);
+    s.otlp_file.Close();
+  }
   {
     std::lock_guard ust_lock(s.ust_mutex);
     detail::g_ust_enabled.store(false);
@@ -508,6 +584,7 @@ TracerStats Tracer::stats() const {
   out.spans_finished = s.spans_finished.load();
   out.otlp_posts_failed = s.posts_failed.load();
   out.snapshots_requested = s.snapshots.load();
+  out.span_file_errors = s.span_file_errors.load();
   std::lock_guard lock(s.ust_mutex);
   out.ust_events_written = s.ust_written_before + (s.ust ? s.ust->events_written() : 0);
   out.ust_events_lost = s.ust_lost_before + (s.ust ? s.ust->events_lost() : 0);

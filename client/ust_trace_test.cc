@@ -22,7 +22,6 @@ namespace causeway::client {
 namespace {
 
 using nlohmann::json;
-using testing::ReadFile;
 using testing::TempDir;
 
 Tracepoint<std::string_view, int64_t, double, bool> tp_io("usttest", "io",
@@ -114,14 +113,13 @@ TEST(UstTrace, SpanEventsCarryTheExportedIdsTimesAndThreads) {
   EXPECT_EQ(events.size(), stats.ust_events_written);
 
   // Exported spans, by span id.
-  const json otlp = json::parse(ReadFile(o.otlp_json_file));
   struct Exported {
     uint64_t start, end, parent;
     std::string name, trace;
     int64_t tid;
   };
   std::map<uint64_t, Exported> spans;
-  for (const json& s : otlp["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+  for (const json& s : testing::ReadOtlpSpans(o.otlp_json_file)) {
     Exported x;
     x.start = std::stoull(s["startTimeUnixNano"].get<std::string>());
     x.end = std::stoull(s["endTimeUnixNano"].get<std::string>());

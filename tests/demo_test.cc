@@ -185,19 +185,26 @@ TEST(DemoTest, NoFaultServesEveryRequestAndWritesLinkedSpans) {
   };
   std::map<std::string, SpanRow> by_id;
   for (const std::string service : {"load", "frontend", "customer", "driver", "route"}) {
+    // OTLP JSON Lines: the client appends a line (or a few) at every flush interval.
     std::ifstream in(spans + "/" + service + ".otlp.json");
     ASSERT_TRUE(in) << "no spans file for " << service;
-    json doc = json::parse(in, nullptr, false);
-    ASSERT_FALSE(doc.is_discarded()) << service;
-    const json& rs = doc["resourceSpans"][0];
-    EXPECT_EQ(rs["resource"]["attributes"][0]["key"], "service.name");
-    EXPECT_EQ(rs["resource"]["attributes"][0]["value"]["stringValue"], service);
-    for (const json& sp : rs["scopeSpans"][0]["spans"]) {
-      EXPECT_LE(std::stoull(sp["startTimeUnixNano"].get<std::string>()),
-                std::stoull(sp["endTimeUnixNano"].get<std::string>()));
-      by_id[sp["spanId"]] = {service, sp["name"], sp["traceId"], sp.value("parentSpanId", ""),
-                             sp["kind"]};
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+      ++lines;
+      json doc = json::parse(line, nullptr, false);
+      ASSERT_FALSE(doc.is_discarded()) << service << " line " << lines;
+      const json& rs = doc["resourceSpans"][0];
+      EXPECT_EQ(rs["resource"]["attributes"][0]["key"], "service.name");
+      EXPECT_EQ(rs["resource"]["attributes"][0]["value"]["stringValue"], service);
+      for (const json& sp : rs["scopeSpans"][0]["spans"]) {
+        EXPECT_LE(std::stoull(sp["startTimeUnixNano"].get<std::string>()),
+                  std::stoull(sp["endTimeUnixNano"].get<std::string>()));
+        by_id[sp["spanId"]] = {service, sp["name"], sp["traceId"], sp.value("parentSpanId", ""),
+                               sp["kind"]};
+      }
     }
+    EXPECT_GT(lines, 0) << service;
   }
   // Per request: the load's root, the frontend's server span and its 7 calls (customer,
   // driver, 5 routes), and one server span in each callee.

@@ -21,7 +21,8 @@
 
 namespace causeway::demo {
 
-// Starts the process's tracer: spans go to `<spans_dir>/<service>.otlp.json` at StopTracing.
+// Starts the process's tracer: spans are appended to `<spans_dir>/<service>.otlp.json` as
+// they finish (every flush interval), the last ones at StopTracing.
 // An empty spans_dir leaves tracing off. CAUSEWAY_TRACE_DIR, when set, is passed on to the
 // client as its user-space trace directory.
 Status StartTracing(std::string_view service, const std::string& spans_dir);

@@ -68,13 +68,18 @@ enum SpanKind : int { kInternal = 1, kServer = 2, kClient = 3, kProducer = 4, kC
 
 struct TracerOptions {
   std::string service_name = "unknown_service";
-  // Every finished span, rewritten at each Flush() as OTLP JSON Lines (the OTLP file format:
-  // one ExportTraceServiceRequest of up to 1000 spans per line).
+  // Finished spans as OTLP JSON Lines (the OTLP file format: one ExportTraceServiceRequest
+  // of up to 1000 spans per line). Created empty by Init, then appended every
+  // flush_interval_ms and at Flush(): the file grows with the program and the tracer keeps no
+  // span it has written, so a long-running service's memory does not grow with its spans,
+  // and a crash loses at most the last interval's spans.
   std::string otlp_json_file;
   // OTLP/HTTP JSON receiver, e.g. "http://127.0.0.1:4318" (the path /v1/traces is added when
   // the URL has none). Spans are posted in batches from a background thread.
   std::string otlp_endpoint;
-  // Every finished span as a Jaeger query-API document, rewritten at each Flush().
+  // Every finished span as a Jaeger query-API document, rewritten at each Flush(). One JSON
+  // document cannot grow by appending, so with this set the tracer keeps every span since
+  // Init in memory: for tests and short runs.
   std::string jaeger_json_file;
   // User-space CTF trace: written to <ust_trace_dir>/ust/<service>-<pid>/ (the process name
   // when service_name is unset). Empty: taken
@@ -86,7 +91,8 @@ struct TracerOptions {
   // Per-thread buffer of the user-space trace (a power of 2, ≥ 4 KiB). 0: from
   // CAUSEWAY_UST_BUFFER_BYTES, else 256 KiB. A full buffer drops (and counts) events.
   uint32_t thread_buffer_bytes = 0;
-  // How often the background thread drains the buffers and posts OTLP batches.
+  // How often the background thread drains the buffers, appends to the OTLP file and posts
+  // OTLP batches.
   uint32_t flush_interval_ms = 100;
   // A span lasting at least this long asks the recorder for a snapshot (once per second at
   // most). 0: from CAUSEWAY_TRIGGER_LATENCY_NS, else never. Needs CAUSEWAY_CONTROL_SOCKET.
@@ -101,6 +107,7 @@ struct TracerStats {
   uint64_t ust_events_lost = 0;     // dropped on full thread buffers (also in the trace)
   uint64_t otlp_posts_failed = 0;
   uint64_t snapshots_requested = 0;
+  uint64_t span_file_errors = 0;  // failed creations of or appends to the OTLP file
 };
 
 class Tracer;

@@ -63,6 +63,7 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
   Loaded l;
   ASSIGN_OR_RETURN(l.kernel, LoadKernelAnalysis(traces, o.sync));
   ASSIGN_OR_RETURN(l.spans, spans::ReadSpanFiles(span_paths));
+  for (const std::string& w : l.spans.warnings) fmt::print(stderr, "causeway: warning: {}\n", w);
   // Spans in the kernel graph's timebase: sync events through the same transforms, and
   // spans without them (their own times, on the --host's clock) through that host's.
   const std::map<std::string, ClockTransform> transforms = l.kernel->clocks.Transforms();

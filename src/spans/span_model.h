@@ -46,7 +46,11 @@ struct SpanSet {
   std::unordered_map<uint64_t, size_t> by_id;  // span id -> index in spans
   uint64_t duplicates = 0;                     // spans seen twice, kept once
   uint64_t synced = 0;                         // spans whose times come from sync events
-  std::vector<std::string> files;              // span files read
+  // JSON Lines files whose last line was cut short (a writer that died mid-append): the
+  // line is skipped, counted here and described in `warnings`.
+  uint64_t truncated_lines = 0;
+  std::vector<std::string> warnings;
+  std::vector<std::string> files;  // span files read
 };
 
 std::string TraceIdHex(const TraceId& t);

@@ -428,6 +428,17 @@ Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, bool 
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     // A line of a padded text is followed by the rest of the text and the padding.
     const auto error = parser.parse(line.data(), line.size(), !padded).get(doc);
+    if (error != SUCCESS && end == text.size() && docs > 0) {
+      // The last line has no newline and does not parse: its writer stopped mid-append.
+      // The lines before it are whole; say what was skipped rather than refuse them all.
+      ++out->truncated_lines;
+      out->warnings.push_back(
+          fmt::format("span file {}: line {} ({} bytes at offset {}) is cut short ({}); skipped, "
+                      "its spans are lost",
+                      name, line_no, line.size(), static_cast<size_t>(line.data() - text.data()),
+                      simdjson::error_message(error)));
+      break;
+    }
     if (error != SUCCESS)
       return DataLoss(fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no,
                                   simdjson::error_message(error)));

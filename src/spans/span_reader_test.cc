@@ -101,6 +101,38 @@ TEST(SpanReader, ReadsAJsonLinesFileLineByLine) {
               "10000000000000" + std::to_string(i / 2) + std::to_string(i % 2));
 }
 
+// A writer that died mid-append leaves a last line without its newline: the whole lines are
+// read, the cut one is counted and described; a bad line elsewhere is still an error.
+TEST(SpanReader, ACutShortLastLineIsSkippedAndReported) {
+  std::string whole;
+  for (int line = 0; line < 2; ++line) {
+    nlohmann::json doc = nlohmann::json::parse(kOtlp);
+    int k = 0;
+    for (auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+      sp["spanId"] = "20000000000000" + std::to_string(line) + std::to_string(k++);
+      sp["parentSpanId"] = "";
+    }
+    whole += doc.dump() + "\n";
+  }
+  const std::string cut = whole + nlohmann::json::parse(kOtlp).dump().substr(0, 40);
+  SpanSet set;
+  ASSERT_TRUE(ParseSpanDocument(cut, "s.otlp.json", &set).ok());
+  EXPECT_EQ(set.spans.size(), 4u);
+  EXPECT_EQ(set.truncated_lines, 1u);
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_NE(set.warnings[0].find("span file s.otlp.json: line 3 (40 bytes at offset " +
+                                 std::to_string(whole.size()) + ") is cut short"),
+            std::string::npos)
+      << set.warnings[0];
+
+  // The same bad text with a newline after it was written whole: an error, not a repair.
+  SpanSet bad;
+  const Status st = ParseSpanDocument(cut + "\n", "s.otlp.json", &bad);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("file=s.otlp.json: line 3"), std::string::npos) << st.ToString();
+  EXPECT_EQ(bad.truncated_lines, 0u);
+}
+
 TEST(SpanReader, BadInputNamesTheFileAndThePlace) {
   struct Case {
     std::string text, message;
