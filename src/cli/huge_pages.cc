@@ -1,6 +1,7 @@
 #include "cli/huge_pages.h"
 
 #include <gnu/libc-version.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <climits>
@@ -37,6 +38,14 @@ std::optional<std::string> TunablesWithHugePages(const char* current) {
   if (std::string_view(current).find("glibc.malloc.hugetlb") != std::string_view::npos)
     return std::nullopt;
   return std::string(current) + ":glibc.malloc.hugetlb=1";
+}
+
+void KeepFreedHeapForReuse() {
+  if (const char* off = std::getenv("CAUSEWAY_HEAP_REUSE"); off && std::strcmp(off, "0") == 0)
+    return;
+  // 32 MiB is glibc's largest mmap threshold on 64-bit (HEAP_MAX_SIZE / 2).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
 }
 
 void UseHugePagesForHeap(char** argv) {

@@ -12,8 +12,10 @@ int main(int argc, char** argv) {
   // The commands joining spans allocate and free the most (see huge_pages.h); the kernel-only
   // ones gain little and would keep more memory resident in partly used huge pages.
   if (argc > 1 && (std::strcmp(argv[1], "requests") == 0 || std::strcmp(argv[1], "request") == 0 ||
-                   std::strcmp(argv[1], "export") == 0))
+                   std::strcmp(argv[1], "export") == 0)) {
     causeway::cli::UseHugePagesForHeap(argv);
+    causeway::cli::KeepFreedHeapForReuse();
+  }
   CLI::App app{
       "Causeway joins kernel traces with distributed-tracing spans and tells why a request was "
       "slow.\n"
