@@ -194,6 +194,36 @@ TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
   EXPECT_TRUE(on_route);
 }
 
+// A service killed while appending to its span file leaves a last line without its newline:
+// the analysis reads the whole lines, runs, and says what was lost (stderr and counters).
+TEST(RequestsCliTest, ASpanFileCutShortIsReadUpToTheCutAndReported) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  std::string dir;
+  json j = RecordAndAnalyze(tmp, "--requests 6 --rate 20 --burst 1", &dir);
+  ExpectConsistent(j, 6);
+  EXPECT_EQ(j["counters"]["span_lines_cut_short"], 0);
+  const std::string file = dir + "/spans/route.otlp.json";
+  std::string first_line;
+  {
+    std::ifstream in(file);
+    ASSERT_TRUE(std::getline(in, first_line)) << file;
+  }
+  {
+    std::ofstream out(file, std::ios::app);
+    out << first_line.substr(0, first_line.size() / 2);  // no newline: cut mid-write
+  }
+  std::string err;
+  auto r = RunCli("requests " + dir + " --format json --limit -1", &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  EXPECT_NE(err.find("warning: span file " + file + ": line "), std::string::npos) << err;
+  EXPECT_NE(err.find("is cut short"), std::string::npos) << err;
+  const json cut = json::parse(r.out);
+  EXPECT_EQ(cut["counters"]["span_lines_cut_short"], 1);
+  EXPECT_EQ(cut["counters"]["spans"], j["counters"]["spans"]);
+  EXPECT_EQ(cut["requests"].size(), j["requests"].size());
+}
+
 TEST(RequestsCliTest, ClearErrors) {
   TempDir tmp;
   std::string err;

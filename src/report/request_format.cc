@@ -92,6 +92,11 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
       "events; {} spans without a thread; {} requests without a thread\n",
       a.requests.size(), order.size(), a.spans, a.spans_synced, a.spans_without_thread,
       a.requests_without_thread);
+  if (a.span_lines_cut_short > 0)
+    out += fmt::format(
+        "{} span file lines were cut short (a service died while writing them); their spans are "
+        "missing\n",
+        a.span_lines_cut_short);
   if (a.merged.shared_nodes > 0)
     out += fmt::format(
         "{} critical paths merged (one per thread and run of overlapping requests): {} states, {} "
@@ -144,6 +149,7 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
   const nlohmann::json counters = {{"requests", a.requests.size()},
                                    {"spans", a.spans},
                                    {"spans_synced", a.spans_synced},
+                                   {"span_lines_cut_short", a.span_lines_cut_short},
                                    {"spans_without_thread", a.spans_without_thread},
                                    {"spans_outside_trace", a.spans_outside_trace},
                                    {"requests_without_thread", a.requests_without_thread}};

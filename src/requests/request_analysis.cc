@@ -130,6 +130,7 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
   RequestAnalysis out;
   out.spans = set.spans.size();
   out.spans_synced = set.synced;
+  out.span_lines_cut_short = set.truncated_lines;
   uint32_t host = 0;
   if (!options.host.empty()) {
     auto it = std::find(g.hosts().begin(), g.hosts().end(), options.host);
