@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "spans/span_reader.h"
@@ -17,5 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (s.end_ns < s.start_ns) std::abort();
   }
   if (set.spans.size() != set.by_id.size()) std::abort();
+  // Only a file's last line can be cut short, and each one is described, naming the file.
+  if (set.truncated_lines > 1 || set.warnings.size() != set.truncated_lines) std::abort();
+  for (const auto& w : set.warnings)
+    if (w.find("fuzz.json") == std::string::npos) std::abort();
   return 0;
 }
