@@ -1,11 +1,15 @@
 #include "report/request_format.h"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <numeric>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "report/critpath_format.h"
+#include "report/json_writer.h"
 
 namespace causeway::report {
 namespace {
@@ -25,13 +29,6 @@ std::vector<size_t> SlowestFirst(const requests::RequestAnalysis& a, long limit)
   return order;
 }
 
-nlohmann::json CausesJson(const int64_t* by_cause) {
-  nlohmann::json j = nlohmann::json::object();
-  for (int c = 0; c < kNumCauses; ++c)
-    if (by_cause[c]) j[std::string(requests::CauseName(static_cast<Cause>(c)))] = by_cause[c];
-  return j;
-}
-
 std::string Who(const graph::ExecutionGraph& g, const requests::RequestAnalysis& a,
                 graph::WorkerId w) {
   return w == graph::kNoWorker ? "-" : a.ThreadLabel(g, w);
@@ -45,32 +42,104 @@ nlohmann::json ThreadWithService(const graph::ExecutionGraph& g, const requests:
   return t;
 }
 
+// Indices 0..N-1 ordered by their names' bytes: the order nlohmann::json writes keys in.
+template <size_t N, typename Name>
+std::array<int, N> ByName(Name name) {
+  std::array<int, N> order;
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int x, int y) { return name(x) < name(y); });
+  return order;
+}
+
+void AppendCauses(std::string* out, const int64_t* by_cause) {
+  static const auto kOrder =
+      ByName<kNumCauses>([](int c) { return requests::CauseName(static_cast<Cause>(c)); });
+  out->push_back('{');
+  bool first = true;
+  for (int c : kOrder) {
+    if (!by_cause[c]) continue;
+    if (!first) out->push_back(',');
+    first = false;
+    AppendJsonString(out, requests::CauseName(static_cast<Cause>(c)));
+    out->push_back(':');
+    AppendJsonInt(out, by_cause[c]);
+  }
+  out->push_back('}');
+}
+
+nlohmann::json CausesJson(const int64_t* by_cause) {
+  std::string text;
+  AppendCauses(&text, by_cause);
+  return nlohmann::json::parse(text);
+}
+
+void AppendHexId(std::string* out, const spans::TraceId& t) {
+  fmt::format_to(std::back_inserter(*out), "\"{:016x}{:016x}\"", t.high, t.low);
+}
+
+// A request's summary as one compact JSON object: the same bytes as building it with
+// nlohmann::json and dumping it (keys in byte order), written directly because the JSON
+// of every request of a large recording cost a sixth of `causeway requests`. Threads are
+// few and shared by many requests: each one's JSON is built once, in `threads`.
+void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                          const requests::RequestAnalysis& a, const Request& r,
+                          std::unordered_map<graph::WorkerId, std::string>* threads) {
+  static const auto kStateOrder = ByName<graph::kNumStates>(
+      [](int st) { return graph::StateNameLower(static_cast<graph::State>(st)); });
+  const spans::Span& root = s.spans[r.root];
+  out->append("{\"blocked_by_requests\":[");
+  for (size_t i = 0; i < r.by_request.size(); ++i) {
+    out->append(i ? ",{\"ns\":" : "{\"ns\":");
+    AppendJsonInt(out, r.by_request[i].second);
+    out->append(",\"trace_id\":");
+    AppendHexId(out, a.requests[r.by_request[i].first].trace);
+    out->push_back('}');
+  }
+  out->append("],\"blocked_by_requests_states\":{");
+  bool first = true;
+  for (int st : kStateOrder) {
+    if (!r.blocked_by_state[st]) continue;
+    if (!first) out->push_back(',');
+    first = false;
+    AppendJsonString(out, graph::StateNameLower(static_cast<graph::State>(st)));
+    out->push_back(':');
+    AppendJsonInt(out, r.blocked_by_state[st]);
+  }
+  out->append("},\"by_cause\":");
+  AppendCauses(out, r.by_cause);
+  out->append(",\"diagnosis\":");
+  AppendJsonString(out, r.diagnosis);
+  out->append(",\"dominant_cause\":");
+  AppendJsonString(out, requests::CauseName(r.dominant));
+  out->append(",\"end\":");
+  AppendJsonInt(out, r.end);
+  out->append(",\"latency_ns\":");
+  AppendJsonInt(out, r.latency());
+  out->append(",\"operation\":");
+  AppendJsonString(out, root.operation);
+  out->append(",\"service\":");
+  AppendJsonString(out, root.service);
+  fmt::format_to(std::back_inserter(*out), ",\"span_id\":\"{:016x}\",\"start\":", root.span_id);
+  AppendJsonInt(out, r.start);
+  out->append(",\"thread\":");
+  if (r.worker == graph::kNoWorker) {
+    out->append("null");
+  } else {
+    auto [it, fresh] = threads->try_emplace(r.worker);
+    if (fresh) it->second = ThreadWithService(g, a, r.worker).dump();
+    out->append(it->second);
+  }
+  out->append(",\"trace_id\":");
+  AppendHexId(out, r.trace);
+  out->push_back('}');
+}
+
 nlohmann::json RequestSummaryJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                                   const requests::RequestAnalysis& a, const Request& r) {
-  const spans::Span& root = s.spans[r.root];
-  nlohmann::json j = {{"trace_id", spans::TraceIdHex(r.trace)},
-                      {"span_id", spans::SpanIdHex(root.span_id)},
-                      {"service", root.service},
-                      {"operation", root.operation},
-                      {"start", r.start},
-                      {"end", r.end},
-                      {"latency_ns", r.latency()},
-                      {"thread", r.worker == graph::kNoWorker ? nlohmann::json()
-                                                              : ThreadWithService(g, a, r.worker)},
-                      {"dominant_cause", std::string(requests::CauseName(r.dominant))},
-                      {"diagnosis", r.diagnosis},
-                      {"by_cause", CausesJson(r.by_cause)}};
-  nlohmann::json blocked = nlohmann::json::array();
-  for (const auto& [x, d] : r.by_request)
-    blocked.push_back({{"trace_id", spans::TraceIdHex(a.requests[x].trace)}, {"ns", d}});
-  j["blocked_by_requests"] = blocked;
-  nlohmann::json states = nlohmann::json::object();
-  for (int st = 0; st < graph::kNumStates; ++st)
-    if (r.blocked_by_state[st])
-      states[std::string(graph::StateNameLower(static_cast<graph::State>(st)))] =
-          r.blocked_by_state[st];
-  j["blocked_by_requests_states"] = states;
-  return j;
+  std::string text;
+  std::unordered_map<graph::WorkerId, std::string> threads;
+  AppendRequestSummary(&text, g, s, a, r, &threads);
+  return nlohmann::json::parse(text);
 }
 
 }  // namespace
@@ -132,10 +201,12 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
                        const requests::RequestAnalysis& a, long limit) {
   bool ok = std::fputs("{\"requests\": [", out) >= 0;
   bool first = true;
+  std::unordered_map<graph::WorkerId, std::string> threads;
+  std::string line;
   for (size_t i : SlowestFirst(a, limit)) {
-    const std::string line = RequestSummaryJson(g, s, a, a.requests[i]).dump();
-    ok = ok && std::fputs(first ? "\n  " : ",\n  ", out) >= 0 &&
-         std::fwrite(line.data(), 1, line.size(), out) == line.size();
+    line.assign(first ? "\n  " : ",\n  ");
+    AppendRequestSummary(&line, g, s, a, a.requests[i], &threads);
+    ok = ok && std::fwrite(line.data(), 1, line.size(), out) == line.size();
     first = false;
   }
   nlohmann::json ops = nlohmann::json::array();
