@@ -191,6 +191,50 @@ void ForEachKeyValue(const Field& list, F&& f) {
   }
 }
 
+// The members of an OTLP span the model reads, found in one pass over the object (looking
+// each one up scans the members again: eight scans per span were a tenth of reading spans).
+// As with a lookup, the first of duplicate members counts.
+struct SpanFields {
+  Field trace_id, span_id, parent, name, kind, start, end, attributes;
+};
+SpanFields SpanFieldsOf(const object& j) {
+  SpanFields f;
+  auto take = [](Field* field, element value) {
+    if (field->present) return;
+    field->present = true;
+    field->value = value;
+  };
+  for (const auto [key, value] : j) {
+    switch (key.size()) {
+      case 4:
+        if (key == "name") take(&f.name, value);
+        if (key == "kind") take(&f.kind, value);
+        break;
+      case 6:
+        if (key == "spanId") take(&f.span_id, value);
+        break;
+      case 7:
+        if (key == "traceId") take(&f.trace_id, value);
+        break;
+      case 10:
+        if (key == "attributes") take(&f.attributes, value);
+        break;
+      case 12:
+        if (key == "parentSpanId") take(&f.parent, value);
+        break;
+      case 15:
+        if (key == "endTimeUnixNano") take(&f.end, value);
+        break;
+      case 17:
+        if (key == "startTimeUnixNano") take(&f.start, value);
+        break;
+      default:
+        break;
+    }
+  }
+  return f;
+}
+
 Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
   array rss;
   if (!Array(Get(doc, "resourceSpans"), &rss))
@@ -244,27 +288,28 @@ Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
         };
         object j;
         if (span_el.get_object().get(j) != SUCCESS) return where().Error("not an object");
+        const SpanFields f = SpanFieldsOf(j);
         Span s;
         s.service = service;
         s.pid = static_cast<int32_t>(pid);
-        const Field trace_id = Get(j, "traceId"), span_id = Get(j, "spanId");
+        const Field &trace_id = f.trace_id, &span_id = f.span_id;
         if (!ParseTraceIdFast(trace_id, &s.trace))
           RETURN_IF_ERROR(ParseTraceId(trace_id, where(), &s.trace));
         if (!ParseSpanIdFast(span_id, &s.span_id))
           RETURN_IF_ERROR(ParseSpanId(span_id, where(), "spanId", &s.span_id));
         if (s.span_id == 0) return where().Error("spanId is all zeros");
         std::string_view text;
-        const Field parent = Get(j, "parentSpanId");
+        const Field& parent = f.parent;
         if (String(parent, &text) && !text.empty() && !ParseSpanIdFast(parent, &s.parent_span_id))
           RETURN_IF_ERROR(ParseSpanId(parent, where(), "parentSpanId", &s.parent_span_id));
-        if (String(Get(j, "name"), &text)) s.operation = std::string(text);
-        s.kind = OtlpKind(Get(j, "kind"));
-        if (!ParseInt64(Get(j, "startTimeUnixNano"), &s.start_ns))
+        if (String(f.name, &text)) s.operation = std::string(text);
+        s.kind = OtlpKind(f.kind);
+        if (!ParseInt64(f.start, &s.start_ns))
           return where().Error("startTimeUnixNano is missing or not an integer");
-        if (!ParseInt64(Get(j, "endTimeUnixNano"), &s.end_ns))
+        if (!ParseInt64(f.end, &s.end_ns))
           return where().Error("endTimeUnixNano is missing or not an integer");
         if (s.end_ns < s.start_ns) return where().Error("ends before it starts");
-        ForEachKeyValue(Get(j, "attributes"), [&](std::string_view key, const Field& value) {
+        ForEachKeyValue(f.attributes, [&](std::string_view key, const Field& value) {
           int64_t v = 0;
           if ((key == "thread.id" || key == "tid") && OtlpIntValue(value, &v))
             s.tid = static_cast<int32_t>(v);
