@@ -237,6 +237,7 @@ TEST(SpanExport, AnUnwritableFileIsReportedAndSpansStillWork) {
       << err;
   EXPECT_EQ(tracer.stats().spans_finished, 1u);
   EXPECT_EQ(tracer.stats().span_file_errors, 1u);
+  EXPECT_EQ(tracer.stats().spans_not_in_file, 1u);
 }
 
 // The OTLP file grows while the program runs (a crash loses at most the last interval), every
@@ -260,6 +261,7 @@ TEST(SpanExport, TheOtlpFileIsAppendedWhileTheProgramRuns) {
   for (int i = 0; i < 2500; ++i) tracer.StartSpan("second" + std::to_string(i)).End();
   tracer.Shutdown();
   EXPECT_EQ(tracer.stats().span_file_errors, 0u);
+  EXPECT_EQ(tracer.stats().spans_not_in_file, 0u);
   spans = testing::ReadOtlpSpans(o.otlp_json_file);
   ASSERT_EQ(spans.size(), 2800u);
   std::set<std::string> ids;

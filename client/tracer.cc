@@ -61,6 +61,7 @@ struct TracerState {
   bool otlp_file_has_lines = false;
   bool otlp_file_failed = false;  // its error was printed; later ones are only counted
   std::atomic<uint64_t> span_file_errors{0};
+  std::atomic<uint64_t> spans_not_in_file{0};
 
   std::mutex worker_mutex;
   std::condition_variable wake;
@@ -155,7 +156,7 @@ std::vector<FinishedSpan> Convert(TracerState& s, std::vector<RawSpan> raw) {
 void TrimFinished(TracerState& s) {
   if (!s.options.jaeger_json_file.empty()) return;  // rewritten whole at each flush
   size_t done = s.finished.size();
-  if (s.otlp_file.is_open()) done = std::min(done, s.appended);
+  if (!s.options.otlp_json_file.empty()) done = std::min(done, s.appended);
   if (s.http) done = std::min(done, s.posted);
   if (done == 0) return;
   s.finished.erase(s.finished.begin(), s.finished.begin() + static_cast<ptrdiff_t>(done));
@@ -182,19 +183,28 @@ void AppendPendingSpans(TracerState& s, bool final) {
   int32_t pid;
   {
     std::lock_guard lock(s.mutex);
-    if (!s.otlp_file.is_open()) return;
+    if (s.options.otlp_json_file.empty()) return;
     if (s.appended == s.finished.size() && !(final && !s.otlp_file_has_lines)) return;
     batch.assign(s.finished.begin() + static_cast<ptrdiff_t>(s.appended), s.finished.end());
     s.appended = s.finished.size();
     service = s.options.service_name;
     pid = s.pid;
+    // A file that could not be created (reported by Init) takes nothing: the spans are
+    // counted and dropped rather than kept for ever.
+    if (!s.otlp_file.is_open()) {
+      s.spans_not_in_file.fetch_add(batch.size());
+      TrimFinished(s);
+      return;
+    }
   }
   s.clock.Sample();  // after the spans ended: their raw times convert by interpolation
+  const size_t batch_spans = batch.size();
   const Status st = s.otlp_file.Append(ToOtlpJsonLines(service, pid, Convert(s, std::move(batch))));
   std::lock_guard lock(s.mutex);
   if (st.ok()) {
     s.otlp_file_has_lines = true;
   } else {
+    s.spans_not_in_file.fetch_add(batch_spans);
     ReportFileError(s, st);
   }
   TrimFinished(s);
@@ -422,6 +432,7 @@ Tracer& Tracer::Init(TracerOptions options) {
     s.otlp_file_has_lines = false;
     s.otlp_file_failed = false;
     s.span_file_errors = 0;
+    s.spans_not_in_file = 0;
     if (!options.otlp_json_file.empty()) {
       const Status st = s.otlp_file.Open(options.otlp_json_file);
       if (!st.ok()) ReportFileError(s, st);
@@ -585,6 +596,7 @@ TracerStats Tracer::stats() const {
   out.otlp_posts_failed = s.posts_failed.load();
   out.snapshots_requested = s.snapshots.load();
   out.span_file_errors = s.span_file_errors.load();
+  out.spans_not_in_file = s.spans_not_in_file.load();
   std::lock_guard lock(s.ust_mutex);
   out.ust_events_written = s.ust_written_before + (s.ust ? s.ust->events_written() : 0);
   out.ust_events_lost = s.ust_lost_before + (s.ust ? s.ust->events_lost() : 0);

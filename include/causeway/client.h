@@ -107,7 +107,8 @@ struct TracerStats {
   uint64_t ust_events_lost = 0;     // dropped on full thread buffers (also in the trace)
   uint64_t otlp_posts_failed = 0;
   uint64_t snapshots_requested = 0;
-  uint64_t span_file_errors = 0;  // failed creations of or appends to the OTLP file
+  uint64_t span_file_errors = 0;   // failed creations of or appends to the OTLP file
+  uint64_t spans_not_in_file = 0;  // finished spans an OTLP file error kept out of the file
 };
 
 class Tracer;
