@@ -66,6 +66,11 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
       r->cursors_.push_back(std::move(c));
     }
   }
+  if (options.decode_threads > 0 && !r->cursors_.empty()) {
+    std::vector<StreamCursor*> cursors;
+    for (auto& c : r->cursors_) cursors.push_back(c.get());
+    r->pipeline_ = std::make_unique<DecodePipeline>(cursors, options.decode_threads);
+  }
   return r;
 }
 
@@ -84,7 +89,7 @@ void EventReader::SiftDown(size_t i) {
 }
 
 void EventReader::Push(uint32_t s) {
-  heap_.push_back({cursors_[s]->event().timestamp, s});
+  heap_.push_back({EventOf(s).timestamp, s});
   size_t i = heap_.size() - 1;
   while (i > 0) {
     size_t parent = (i - 1) / 2;
@@ -98,10 +103,10 @@ const Event* EventReader::Start() {
   if (started_ || !status_.ok()) return nullptr;
   started_ = true;
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
-    if (cursors_[s]->Next()) {
+    if (Advance(s)) {
       Push(s);
-    } else if (!cursors_[s]->status().ok()) {
-      status_ = cursors_[s]->status();
+    } else if (!StatusOf(s).ok()) {
+      status_ = StatusOf(s);
       return nullptr;
     }
   }
@@ -126,15 +131,25 @@ const Event* EventReader::Reorder() {
     ++i;
   }
   h[i] = v;
-  current_ = cursors_[h[0].stream].get();
+  SetCurrent(h[0].stream);
   limit_ = n > 1 ? h[1].ts : UINT64_MAX;
-  return &current_->event();
+  return current_event_;
+}
+
+void EventReader::SetCurrent(uint32_t s) {
+  current_stream_ = s;
+  if (pipeline_) {
+    current_buffered_ = &pipeline_->stream(s);
+  } else {
+    current_ = cursors_[s].get();
+  }
+  current_event_ = &EventOf(s);
 }
 
 const Event* EventReader::StreamEnded() {
-  if (!current_->status().ok()) {
-    status_ = current_->status();
-    current_ = nullptr;
+  if (!StatusOf(current_stream_).ok()) {
+    status_ = StatusOf(current_stream_);
+    current_event_ = nullptr;
     return nullptr;
   }
   if (sorted_) {
@@ -149,25 +164,27 @@ const Event* EventReader::StreamEnded() {
 
 const Event* EventReader::Top() {
   if (heap_.empty()) {
-    current_ = nullptr;
+    current_event_ = nullptr;
     return nullptr;
   }
-  current_ = cursors_[heap_[0].stream].get();
+  SetCurrent(heap_[0].stream);
   limit_ = UINT64_MAX;
   if (heap_.size() > 1) limit_ = heap_[1].ts;
   if (heap_.size() > 2) limit_ = std::min(limit_, heap_[2].ts);
-  return &current_->event();
+  return current_event_;
 }
 
 std::vector<StreamStats> EventReader::stream_stats() const {
   std::vector<StreamStats> out;
-  for (const auto& c : cursors_) out.push_back(c->stats());
+  for (size_t s = 0; s < cursors_.size(); ++s)
+    out.push_back(pipeline_ ? pipeline_->stream(s).stats() : cursors_[s]->stats());
   return out;
 }
 
 uint64_t EventReader::consumed_bytes() const {
   uint64_t n = 0;
-  for (const auto& c : cursors_) n += c->bytes_consumed();
+  for (size_t s = 0; s < cursors_.size(); ++s)
+    n += pipeline_ ? pipeline_->stream(s).bytes_consumed() : cursors_[s]->bytes_consumed();
   return n;
 }
 

@@ -14,6 +14,7 @@
 
 #include "base/clock_transform.h"
 #include "base/status.h"
+#include "ctf/reader/decode_pipeline.h"
 #include "ctf/reader/event.h"
 #include "ctf/reader/stream_cursor.h"
 #include "ctf/reader/trace.h"
@@ -25,6 +26,10 @@ struct ReaderOptions {
   // to the analysis timebase (multi-host synchronization). Timestamps are transformed
   // before the merge, so the merged order is the synchronized order. Unset: identity.
   std::function<ClockTransform(const Trace&)> clock_transform;
+
+  // Threads decoding stream files while the caller's thread merges (DecodePipeline); 0
+  // decodes in the caller's thread. The events, their order and the errors are the same.
+  unsigned decode_threads = DefaultDecodeThreads();
 
   // Options whose clock_transform looks each trace's env hostname up in `by_host` (identity
   // for hosts not listed; no transform at all when the map is empty).
@@ -41,11 +46,11 @@ class EventReader {
   // The next event, or nullptr at the end or on error (then status() is not OK). The
   // event stays valid until the next call.
   const Event* Next() {
-    if (current_) [[likely]] {
-      if (current_->Next()) [[likely]] {
-        const uint64_t ts = current_->event().timestamp;
+    if (current_event_) [[likely]] {
+      if (pipeline_ ? current_buffered_->Next() : current_->Next()) [[likely]] {
+        const uint64_t ts = current_event_->timestamp;
         heap_[0].ts = ts;
-        if (ts < limit_) return &current_->event();
+        if (ts < limit_) return current_event_;
         return Reorder();
       }
       return StreamEnded();
@@ -75,12 +80,27 @@ class EventReader {
   const Event* StreamEnded();
   const Event* Top();
   void Push(uint32_t s);
+  // Stream s, decoded inline or through the pipeline.
+  bool Advance(uint32_t s) { return pipeline_ ? pipeline_->stream(s).Next() : cursors_[s]->Next(); }
+  const Event& EventOf(uint32_t s) const {
+    return pipeline_ ? pipeline_->stream(s).event() : cursors_[s]->event();
+  }
+  const Status& StatusOf(uint32_t s) const {
+    return pipeline_ ? pipeline_->stream(s).status() : cursors_[s]->status();
+  }
+  void SetCurrent(uint32_t s);
 
   std::vector<std::unique_ptr<Trace>> traces_;
   std::vector<std::unique_ptr<StreamCursor>> cursors_;
   std::vector<Head> heap_;
   uint32_t num_event_classes_ = 0;
-  StreamCursor* current_ = nullptr;  // stream whose event was returned last
+  // Declared after cursors_: destroyed (workers joined) before the cursors they decode.
+  std::unique_ptr<DecodePipeline> pipeline_;
+  // The stream whose event was returned last: its event, and its cursor or buffered stream.
+  const Event* current_event_ = nullptr;
+  StreamCursor* current_ = nullptr;
+  BufferedStream* current_buffered_ = nullptr;
+  uint32_t current_stream_ = 0;
   // Smallest head timestamp of the streams other than the top one: while the top stream's
   // next event is not later, it stays on top and the heap is not touched.
   uint64_t limit_ = 0;

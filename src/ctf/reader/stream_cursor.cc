@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -76,8 +77,14 @@ Status StreamCursor::OpenMemory(const uint8_t* data, uint64_t size) {
 
 void StreamCursor::SizeHeaderSlots() {
   // Size the packet-header slots now; the stream's own scopes are sized by StartPacket.
-  slots_[0].assign(std::max<size_t>(trace_->plan().packet_header.num_slots, 1), kAbsent);
+  SizeSlots(0, trace_->plan().packet_header.num_slots);
   for (int s = 0; s < kNumScopes; ++s) event_.slots[s] = slots_[s].data();
+}
+
+void StreamCursor::SizeSlots(int scope, size_t n) {
+  slot_counts_[scope] = std::max<size_t>(n, 1);
+  // Padded so that a copy of up to kMinSlotArray slots never reads past the end.
+  slots_[scope].assign(std::max(slot_counts_[scope], kMinSlotArray), kAbsent);
 }
 
 bool StreamCursor::Fail(Status s) {
@@ -98,8 +105,10 @@ uint64_t StreamCursor::Read(const PlanNode* n) const {
 void StreamCursor::ReleaseBehind() {
   if (!mapped_) return;
   const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  const uint64_t upto = packet_offset_ / page * page;
-  if (upto - released_ < kReleaseChunk) return;
+  const uint64_t behind =
+      release_limited_ ? std::min(packet_offset_, release_limit_) : packet_offset_;
+  const uint64_t upto = behind / page * page;
+  if (upto <= released_ || upto - released_ < kReleaseChunk) return;
   madvise(const_cast<uint8_t*>(map_) + released_, upto - released_, MADV_DONTNEED);
   released_ = upto;
 }
@@ -262,7 +271,7 @@ Status StreamCursor::StartPacket() {
   if (!stream_plan_) {
     stream_plan_ = sp;
     for (int s = 1; s < kNumScopes; ++s) {
-      slots_[s].assign(std::max<size_t>(sp->max_slots[s], 1), kAbsent);
+      SizeSlots(s, sp->max_slots[s]);
       event_.slots[s] = slots_[s].data();
     }
     loop_stack_.assign(sp->max_loop_depth + 1, 0);

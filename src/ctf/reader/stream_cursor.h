@@ -67,10 +67,24 @@ class StreamCursor {
     return s;
   }
   uint64_t bytes_consumed() const { return packet_offset_; }
+  // Slots of event().slots[scope] in use; the array holds at least kMinSlotArray.
+  size_t num_slots(int scope) const { return slot_counts_[scope]; }
+  static constexpr size_t kMinSlotArray = 4;
+  // File offset of the packet being decoded (bytes_consumed): events handed on so far lie in
+  // packets at or after the one this named when they were decoded.
+  uint64_t packet_offset() const { return packet_offset_; }
+  // By default the cursor releases mapped pages behind its current packet as it advances.
+  // When another thread still reads events it decoded earlier (DecodePipeline), that thread
+  // says how far it is done instead: pages are then released only below `offset`.
+  void LimitReleaseTo(uint64_t offset) {
+    release_limited_ = true;
+    release_limit_ = offset;
+  }
 
  private:
   bool Fail(Status s);
   void SizeHeaderSlots();
+  void SizeSlots(int scope, size_t n);
   bool NextSlow();
   bool FailDecode();
   Status StartPacket();
@@ -181,6 +195,8 @@ class StreamCursor {
   bool mapped_ = false;  // map_ is our mapping of the file (not OpenMemory's bytes)
   uint64_t file_size_ = 0;
   uint64_t released_ = 0;
+  bool release_limited_ = false;
+  uint64_t release_limit_ = 0;
 
   const StreamPlan* stream_plan_ = nullptr;
   bool in_packet_ = false;
@@ -194,6 +210,7 @@ class StreamCursor {
   uint64_t pending_discarded_ = 0;  // discarded-events record to emit before the packet's events
 
   std::vector<uint64_t> slots_[kNumScopes];
+  size_t slot_counts_[kNumScopes] = {};
   std::vector<uint64_t> loop_stack_;
   Event event_;
 };

@@ -1,0 +1,317 @@
+#include "ctf/reader/decode_pipeline.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace causeway::ctf {
+
+// One event as a worker decoded it. Its scopes' slot values follow each other in
+// DecodedBatch::slots from slot_begin: event header, stream event context (the stream's
+// sizes), event context, payload (the class's sizes).
+struct DecodedEvent {
+  uint64_t timestamp;
+  uint64_t cycles;        // kDiscarded: the number of events lost
+  const EventPlan* plan;  // null: a kDiscarded record
+  uint32_t class_index;
+  uint32_t slot_begin;
+  uint32_t packet;  // index in DecodedBatch::packets
+};
+
+struct DecodedPacket {
+  const uint8_t* data;
+  const uint8_t* data_end;
+  uint64_t content_end_bits;
+  int64_t cpu;
+  uint64_t discarded_begin = 0, discarded_end = 0;
+  uint32_t slot_begin;  // packet header slots, then packet context slots
+};
+
+struct DecodedBatch {
+  std::vector<DecodedEvent> events;  // the first `count`
+  uint32_t count = 0;
+  std::vector<DecodedPacket> packets;
+  std::vector<uint64_t> slots;
+  const StreamPlan* stream_plan = nullptr;
+  // Slot counts of the stream's per-packet and fixed per-event scopes.
+  uint32_t packet_header_slots = 0, packet_context_slots = 0;
+  uint32_t event_header_slots = 0, stream_event_context_slots = 0;
+  uint64_t release_from = 0;  // no event of this or a later batch lies before this offset
+  uint64_t bytes_consumed = 0;
+  StreamStats stats;
+  bool last = false;  // the stream ends after these events; `status` says how
+  Status status;
+};
+
+struct BufferedStream::Ring {
+  StreamCursor* cursor = nullptr;
+  StreamStats initial_stats;
+  DecodedBatch batches[DecodePipeline::kRingBatches];
+  // Held by the thread filling a batch: the cursor and the batches not yet published are
+  // its alone.
+  std::atomic<bool> busy{false};
+  std::atomic<bool> done{false};  // the last batch is published
+  // Batches published by the fillers and released by the merge; a batch may be filled
+  // while produced - consumed < kRingBatches.
+  alignas(64) std::atomic<uint64_t> produced{0};
+  alignas(64) std::atomic<uint64_t> consumed{0};
+  std::atomic<uint64_t> done_offset{0};  // the merge reads no packet before this offset
+};
+
+unsigned DefaultDecodeThreads() {
+  if (const char* env = std::getenv("CAUSEWAY_DECODE_THREADS"); env && *env)
+    return static_cast<unsigned>(std::min(std::max(std::atoi(env), 0), 64));
+  cpu_set_t set;
+  unsigned cpus = std::thread::hardware_concurrency();
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
+  if (cpus <= 1) return 0;
+  return std::min(cpus - 1, 4u);
+}
+
+DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads) {
+  // Small batches keep a stream's ring in cache; with many streams, smaller still so that
+  // memory stays bounded (about 64 Ki records in all).
+  batch_events_ = static_cast<uint32_t>(
+      std::clamp<size_t>(65536 / (std::max<size_t>(cursors.size(), 1) * kRingBatches), 64, 1024));
+  threads =
+      std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::max<size_t>(cursors.size(), 1)));
+  for (size_t i = 0; i < cursors.size(); ++i) {
+    auto ring = std::make_unique<BufferedStream::Ring>();
+    ring->cursor = cursors[i];
+    ring->initial_stats = cursors[i]->stats();
+    auto stream = std::make_unique<BufferedStream>();
+    stream->ring_ = ring.get();
+    stream->pipeline_ = this;
+    stream->event_ = cursors[i]->event();  // the stream's constants: trace, indexes
+    rings_.push_back(std::move(ring));
+    streams_.push_back(std::move(stream));
+  }
+  // Each worker starts its scans at a different stream so that they rarely contend.
+  for (unsigned i = 0; i < threads; ++i)
+    workers_.emplace_back([this, first = i * cursors.size() / threads] { Run(first); });
+}
+
+DecodePipeline::~DecodePipeline() {
+  stop_.store(true, std::memory_order_release);
+  WakeWorkers();
+  for (auto& w : workers_) w.join();
+}
+
+void DecodePipeline::WakeWorkers() {
+  wake_.fetch_add(1, std::memory_order_release);
+  wake_.notify_all();
+}
+
+void DecodePipeline::Run(size_t first_ring) {
+  const size_t n = rings_.size();
+  for (;;) {
+    const uint32_t seen = wake_.load(std::memory_order_acquire);
+    bool progressed = false, open = false;
+    for (size_t k = 0; k < n; ++k) {
+      if (stop_.load(std::memory_order_acquire)) return;
+      BufferedStream::Ring* r = rings_[(first_ring + k) % n].get();
+      if (r->done.load(std::memory_order_acquire)) continue;
+      open = true;
+      progressed |= TryFill(r);
+    }
+    if (!open) return;
+    if (!progressed) wake_.wait(seen, std::memory_order_acquire);
+  }
+}
+
+bool DecodePipeline::TryFill(BufferedStream::Ring* r) {
+  if (r->busy.load(std::memory_order_relaxed) || r->done.load(std::memory_order_acquire))
+    return false;
+  if (r->produced.load(std::memory_order_relaxed) - r->consumed.load(std::memory_order_acquire) >=
+      kRingBatches)
+    return false;
+  if (r->busy.exchange(true, std::memory_order_acquire)) return false;
+  // Checked again now that the ring is ours: another filler may have ended the stream or
+  // filled the last free batch in between.
+  const bool room =
+      !r->done.load(std::memory_order_relaxed) &&
+      r->produced.load(std::memory_order_relaxed) - r->consumed.load(std::memory_order_acquire) <
+          kRingBatches;
+  if (room) Fill(r);
+  r->busy.store(false, std::memory_order_release);
+  return room;
+}
+
+bool DecodePipeline::FillAnother(const BufferedStream::Ring* except) {
+  const size_t n = rings_.size();
+  for (size_t k = 0; k < n; ++k) {
+    BufferedStream::Ring* r = rings_[(help_next_ + k) % n].get();
+    if (r == except) continue;
+    if (TryFill(r)) {
+      help_next_ = (help_next_ + k + 1) % n;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// Copies n slots. Every source array holds at least StreamCursor::kMinSlotArray and the
+// destination has as much slack at its end: the common small case is one fixed-size copy.
+inline uint64_t* CopySlots(uint64_t* out, const uint64_t* from, uint32_t n) {
+  static_assert(StreamCursor::kMinSlotArray == 4);
+  if (n <= 4) [[likely]] {
+    std::memcpy(out, from, 4 * sizeof(uint64_t));
+  } else {
+    std::memcpy(out, from, n * sizeof(uint64_t));
+  }
+  return out + n;
+}
+
+}  // namespace
+
+void DecodePipeline::Fill(BufferedStream::Ring* r) {
+  const uint64_t p = r->produced.load(std::memory_order_relaxed);
+  DecodedBatch& b = r->batches[p % kRingBatches];
+  b.packets.clear();
+  b.last = false;
+  if (b.events.size() < batch_events_) b.events.resize(batch_events_);
+  StreamCursor& c = *r->cursor;
+  c.LimitReleaseTo(r->done_offset.load(std::memory_order_acquire));
+  b.release_from = c.packet_offset();
+  const uint8_t* packet_data = nullptr;
+  // Slots are written through a pointer into b.slots.
+  uint64_t* slot = b.slots.data();
+  uint64_t* slots_end = slot + b.slots.size();
+  size_t per_event_max = SIZE_MAX;  // set at the first packet: the stream's layout is known
+  uint32_t n = 0;
+  for (; n < batch_events_; ++n) {
+    if (!c.Next()) {
+      b.last = true;
+      b.status = c.status();
+      break;
+    }
+    const Event& e = c.event();
+    if (e.data != packet_data) [[unlikely]] {
+      b.stream_plan = e.stream_plan;
+      b.packet_header_slots = static_cast<uint32_t>(c.num_slots(0));
+      b.packet_context_slots = static_cast<uint32_t>(c.num_slots(1));
+      b.event_header_slots = static_cast<uint32_t>(c.num_slots(2));
+      b.stream_event_context_slots = static_cast<uint32_t>(c.num_slots(3));
+      per_event_max = c.num_slots(0) + c.num_slots(1) + c.num_slots(2) + c.num_slots(3) +
+                      c.num_slots(4) + c.num_slots(5) + StreamCursor::kMinSlotArray;
+    }
+    // Room for this event's slots (and its packet's) in the worst case; grown as needed so
+    // that a batch takes the memory its events use, not the worst case for all of them.
+    if (static_cast<size_t>(slots_end - slot) < per_event_max) [[unlikely]] {
+      const size_t used = static_cast<size_t>(slot - b.slots.data());
+      b.slots.resize(std::max(b.slots.size() * 2, used + 64 * per_event_max));
+      slot = b.slots.data() + used;
+      slots_end = b.slots.data() + b.slots.size();
+    }
+    if (e.data != packet_data) [[unlikely]] {
+      packet_data = e.data;
+      const size_t used = static_cast<size_t>(slot - b.slots.data());
+      b.packets.push_back({.data = e.data,
+                           .data_end = e.data_end,
+                           .content_end_bits = e.content_end_bits,
+                           .cpu = e.cpu,
+                           .slot_begin = static_cast<uint32_t>(used)});
+      slot = CopySlots(slot, e.slots[0], b.packet_header_slots);
+      slot = CopySlots(slot, e.slots[1], b.packet_context_slots);
+    }
+    DecodedEvent& d = b.events[n];
+    d.timestamp = e.timestamp;
+    d.cycles = e.cycles;
+    d.plan = nullptr;
+    d.class_index = e.class_index;
+    d.slot_begin = static_cast<uint32_t>(slot - b.slots.data());
+    d.packet = static_cast<uint32_t>(b.packets.size() - 1);
+    slot = CopySlots(slot, e.slots[2], b.event_header_slots);
+    slot = CopySlots(slot, e.slots[3], b.stream_event_context_slots);
+    if (e.kind == Event::Kind::kEvent) [[likely]] {
+      d.plan = e.plan;
+      slot = CopySlots(slot, e.slots[4], e.plan->context.num_slots);
+      slot = CopySlots(slot, e.slots[5], e.plan->payload.num_slots);
+    } else {
+      d.cycles = e.discarded;
+      b.packets.back().discarded_begin = e.discarded_begin;
+      b.packets.back().discarded_end = e.discarded_end;
+    }
+  }
+  b.count = n;
+  b.bytes_consumed = c.bytes_consumed();
+  b.stats = c.stats();
+  if (b.last) r->done.store(true, std::memory_order_release);
+  r->produced.store(p + 1, std::memory_order_release);
+  r->produced.notify_one();
+}
+
+bool BufferedStream::NextBatch() {
+  for (;;) {
+    if (ended_) return false;
+    if (batch_) {
+      if (batch_->last) {
+        status_ = batch_->status;
+        ended_ = true;
+        return false;
+      }
+      ring_->consumed.fetch_add(1, std::memory_order_release);
+      pipeline_->WakeWorkers();
+    }
+    const uint64_t c = ring_->consumed.load(std::memory_order_relaxed);
+    // Not ready: decode it here, or while another thread does, some other stream; wait
+    // only when there is nothing to decode.
+    for (uint64_t p; (p = ring_->produced.load(std::memory_order_acquire)) == c;) {
+      if (pipeline_->TryFill(ring_) || pipeline_->FillAnother(ring_)) continue;
+      ring_->produced.wait(p, std::memory_order_acquire);
+    }
+    batch_ = &ring_->batches[c % DecodePipeline::kRingBatches];
+    ring_->done_offset.store(batch_->release_from, std::memory_order_release);
+    bytes_consumed_ = batch_->bytes_consumed;
+    index_ = 0;
+    count_ = batch_->count;
+    packet_ = UINT32_MAX;
+    if (count_ > 0) {
+      Load(index_++);
+      return true;
+    }
+  }
+}
+
+void BufferedStream::Load(uint32_t i) {
+  const DecodedEvent& d = batch_->events[i];
+  if (d.packet != packet_) [[unlikely]] {
+    packet_ = d.packet;
+    const DecodedPacket& pk = batch_->packets[d.packet];
+    event_.stream_plan = batch_->stream_plan;
+    event_.data = pk.data;
+    event_.data_end = pk.data_end;
+    event_.content_end_bits = pk.content_end_bits;
+    event_.cpu = pk.cpu;
+    event_.discarded_begin = pk.discarded_begin;
+    event_.discarded_end = pk.discarded_end;
+    event_.slots[0] = batch_->slots.data() + pk.slot_begin;
+    event_.slots[1] = event_.slots[0] + batch_->packet_header_slots;
+  }
+  const uint64_t* s = batch_->slots.data() + d.slot_begin;
+  event_.timestamp = d.timestamp;
+  event_.slots[2] = s;
+  s += batch_->event_header_slots;
+  event_.slots[3] = s;
+  s += batch_->stream_event_context_slots;
+  if (d.plan) [[likely]] {
+    event_.kind = Event::Kind::kEvent;
+    event_.plan = d.plan;
+    event_.class_index = d.class_index;
+    event_.cycles = d.cycles;
+    event_.slots[4] = s;
+    event_.slots[5] = s + d.plan->context.num_slots;
+  } else {
+    event_.kind = Event::Kind::kDiscarded;
+    event_.plan = nullptr;
+    event_.discarded = d.cycles;
+  }
+}
+
+StreamStats BufferedStream::stats() const { return batch_ ? batch_->stats : ring_->initial_stats; }
+
+}  // namespace causeway::ctf

@@ -1,0 +1,108 @@
+// Decodes stream files on worker threads while the caller's thread merges.
+//
+// Streams are decoded ahead into batches: compact per-event records (time, clock value,
+// class, where the event's scopes start) plus the packets they lie in. Every stream has a
+// small ring of batches (one consumer: the merging thread); a batch is filled by whichever
+// thread claims the stream first (its `busy` flag): a worker, or the merging thread itself
+// when the batch it needs next is not ready (rather than wait, it decodes; while another
+// thread fills that stream, it fills some other stream). So the decoding spreads over every
+// thread whatever the consumer costs: with a cheap consumer the merging thread decodes
+// about as much as a worker, with a costly one the workers decode nearly everything.
+//
+// The merging thread reads batches through a BufferedStream, whose event() is an Event view
+// rebuilt from the record: callers see exactly what the cursor would have given them (same
+// fields, same order, same errors, at the same point of the stream).
+//
+// Memory stays bounded: a stream is at most kRingBatches batches ahead of the merge, and a
+// cursor releases mapped pages only below the packets the merge still reads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "ctf/reader/event.h"
+#include "ctf/reader/stream_cursor.h"
+
+namespace causeway::ctf {
+
+class DecodePipeline;
+
+// One stream as the merge sees it: the same Next()/event()/status() as a StreamCursor.
+class BufferedStream {
+ public:
+  bool Next() {
+    if (index_ < count_) [[likely]] {
+      Load(index_++);
+      return true;
+    }
+    return NextBatch();
+  }
+  const Event& event() const { return event_; }
+  const Status& status() const { return status_; }
+  // As of the batch being read: what the cursor had decoded when it finished that batch.
+  StreamStats stats() const;
+  uint64_t bytes_consumed() const { return bytes_consumed_; }
+
+ private:
+  friend class DecodePipeline;
+  struct Ring;
+  bool NextBatch();
+  void Load(uint32_t i);
+
+  Ring* ring_ = nullptr;
+  DecodePipeline* pipeline_ = nullptr;
+  const struct DecodedBatch* batch_ = nullptr;  // being read; null before the first
+  uint32_t index_ = 0, count_ = 0;
+  uint32_t packet_ = UINT32_MAX;  // index in batch_ of the packet event_ points into
+  uint64_t bytes_consumed_ = 0;
+  bool ended_ = false;
+  Status status_;
+  Event event_;
+};
+
+class DecodePipeline {
+ public:
+  // Starts `threads` workers (at least 1) over `cursors`, which must outlive the pipeline
+  // and are only touched through it from now on.
+  DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads);
+  ~DecodePipeline();  // stops and joins the workers
+  DecodePipeline(const DecodePipeline&) = delete;
+  DecodePipeline& operator=(const DecodePipeline&) = delete;
+
+  BufferedStream& stream(size_t i) { return *streams_[i]; }
+  const BufferedStream& stream(size_t i) const { return *streams_[i]; }
+  size_t num_streams() const { return streams_.size(); }
+
+  // Batches a stream may be ahead of the merge.
+  static constexpr uint32_t kRingBatches = 4;
+
+ private:
+  friend class BufferedStream;
+  void Run(size_t first_ring);
+  // Fills the next batch of `ring` if it has room and no other thread is filling it.
+  bool TryFill(BufferedStream::Ring* ring);
+  // Fills a batch of some stream other than `except`; false when none could take one.
+  bool FillAnother(const BufferedStream::Ring* except);
+  void Fill(BufferedStream::Ring* ring);
+  void WakeWorkers();
+
+  std::vector<std::unique_ptr<BufferedStream::Ring>> rings_;
+  std::vector<std::unique_ptr<BufferedStream>> streams_;
+  std::vector<std::thread> workers_;
+  std::atomic<bool> stop_{false};
+  // Bumped when a batch is freed: a worker that found nothing to fill waits for it.
+  alignas(64) std::atomic<uint32_t> wake_{0};
+  size_t help_next_ = 0;  // merging thread: where FillAnother looks first
+  uint32_t batch_events_ = 0;
+};
+
+// Decoding threads when ReaderOptions::decode_threads is left at its default: the
+// CAUSEWAY_DECODE_THREADS environment variable if set (0 = decode in the caller's thread),
+// else one less than the CPUs available, at most 4, and 0 on a single CPU.
+unsigned DefaultDecodeThreads();
+
+}  // namespace causeway::ctf

@@ -1,0 +1,174 @@
+// Decoding threads (ReaderOptions::decode_threads) change nothing a reader's user sees: every
+// event with every field, the merged order, discarded records, statistics and errors are
+// the same as with the streams decoded in the caller's thread.
+#include "ctf/reader/decode_pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "ctf/reader/event_reader.h"
+#include "ctf/writer/ctf_writer.h"
+#include "support/test_util.h"
+
+namespace causeway::ctf {
+namespace {
+
+// Everything an Event exposes, one line per event.
+std::string Describe(const Event& e) {
+  std::string s = fmt::format("{} t={} trace={} stream={} cpu={} stream_class={}", e.name(),
+                              e.timestamp, e.trace_index, e.stream_index, e.cpu,
+                              e.stream_plan ? static_cast<int64_t>(e.stream_plan->cls->id) : -1);
+  if (e.kind == Event::Kind::kDiscarded)
+    return s + fmt::format(" lost={} in [{}, {}]", e.discarded, e.discarded_begin, e.discarded_end);
+  s += fmt::format(" class={} cycles={} id={}", e.class_index, e.cycles, e.id());
+  for (const FieldDesc& f : e.plan->fields) {
+    const PlanNode& n = *f.node;
+    s += " " + f.name + "=";
+    if (e.Position(n) == kAbsent) {
+      s += "absent";
+      continue;
+    }
+    switch (n.type->kind) {
+      case TypeKind::kInteger:
+      case TypeKind::kEnum:
+        s += fmt::format("{}", e.GetSigned(n));
+        break;
+      case TypeKind::kFloat:
+        s += fmt::format("{}", e.GetDouble(n));
+        break;
+      case TypeKind::kString:
+      case TypeKind::kArray:
+      case TypeKind::kSequence:
+        s += fmt::format("'{}' len={}", e.GetString(n), e.Length(n));
+        break;
+      default:
+        s += "struct/variant";
+    }
+  }
+  return s;
+}
+
+struct Read {
+  std::vector<std::string> events;
+  std::vector<std::string> stats;
+  std::string status;
+  uint64_t consumed = 0;
+};
+
+Read ReadAll(const std::vector<std::string>& dirs, unsigned threads) {
+  Read r;
+  ReaderOptions o;
+  o.decode_threads = threads;
+  auto reader = EventReader::Open(dirs, o);
+  if (!reader.ok()) {
+    r.status = reader.status().ToString();
+    return r;
+  }
+  while (const Event* e = (*reader)->Next()) r.events.push_back(Describe(*e));
+  r.status = (*reader)->status().ToString();
+  for (const StreamStats& s : (*reader)->stream_stats())
+    r.stats.push_back(fmt::format("{} {} {} {} {} {} {} {} {} {} {} {}", s.path, s.trace_index,
+                                  s.stream_class_id, s.stream_instance_id, s.cpu, s.file_bytes,
+                                  s.packets, s.events, s.discarded_events, s.lost_packets,
+                                  s.clamped_events, s.first_ts));
+  r.consumed = (*reader)->consumed_bytes();
+  return r;
+}
+
+void ExpectSameWithThreads(const std::vector<std::string>& dirs, size_t min_events) {
+  const Read inline_read = ReadAll(dirs, 0);
+  EXPECT_GE(inline_read.events.size(), min_events) << dirs[0];
+  for (unsigned threads : {1u, 2u, 3u}) {
+    SCOPED_TRACE(fmt::format("{} with {} decoding threads", dirs[0], threads));
+    const Read r = ReadAll(dirs, threads);
+    EXPECT_EQ(r.status, inline_read.status);
+    ASSERT_EQ(r.events.size(), inline_read.events.size());
+    for (size_t i = 0; i < r.events.size(); ++i)
+      ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
+    EXPECT_EQ(r.stats, inline_read.stats);
+    EXPECT_EQ(r.consumed, inline_read.consumed);
+  }
+}
+
+TEST(DecodePipelineTest, TheSharedTracesReadTheSame) {
+  for (const char* t :
+       {"lttng/bug446190", "lttng/hello-lost", "lttng/many-threads", "lttng/memory", "perf-sched"})
+    ExpectSameWithThreads({testing::TestTrace(t)}, 10);
+}
+
+// Many small packets and many batches per stream, discarded events, strings and sequences
+// (walked layouts), a stream event context, and two traces merged.
+TEST(DecodePipelineTest, ManyPacketsAndBatchesReadTheSame) {
+  testing::TempDir tmp;
+  for (const char* host : {"a", "b"}) {
+    TraceOptions o;
+    o.hostname = host;
+    o.packet_size = 1024;
+    o.event_context_procname_vtid = true;
+    auto w = CtfWriter::Create(tmp.path() + "/" + host, o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t tick = *(*w)->AddEventClass(
+        "tick", {{"n", FieldKind::kU32}, {"name", FieldKind::kString}, {"v", FieldKind::kS64}});
+    const uint32_t other = *(*w)->AddEventClass("other", {{"x", FieldKind::kDouble}});
+    for (uint32_t i = 0; i < 20000; ++i) {
+      const uint32_t cpu = i % 3;
+      const uint64_t ts = 1000 + uint64_t{i} * 7 + (host[0] == 'b' ? 3 : 0);
+      const UstContext ctx{.procname = "proc", .vtid = static_cast<int32_t>(cpu + 1)};
+      if (i % 5 == 0) {
+        (*w)->Begin(cpu, other, ts, ctx).Double(i * 0.5);
+      } else {
+        (*w)->Begin(cpu, tick, ts, ctx)
+            .U32(i)
+            .String(std::string(i % 40, 'x'))
+            .S64(-static_cast<int64_t>(i));
+      }
+      if (i % 4999 == 0) {
+        ASSERT_TRUE((*w)->SetDiscarded(cpu, i / 4999 + 1).ok());
+      }
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  ExpectSameWithThreads({tmp.path() + "/a", tmp.path() + "/b"}, 40000);
+}
+
+TEST(DecodePipelineTest, TheFailCorpusFailsTheSame) {
+  const std::string fail = std::string(CAUSEWAY_TEST_DATA) + "/fail";
+  size_t cases = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(fail)) {
+    if (!entry.is_directory()) continue;
+    ++cases;
+    ExpectSameWithThreads({entry.path().string()}, 0);
+  }
+  EXPECT_GE(cases, 20u);
+}
+
+// A reader dropped in the middle of a read stops its workers (this returns, ASan sees no
+// leak) and never reads a stream's bytes after they are unmapped.
+TEST(DecodePipelineTest, AReaderDroppedMidReadStopsItsWorkers) {
+  for (int round = 0; round < 20; ++round) {
+    ReaderOptions o;
+    o.decode_threads = 2;
+    auto reader = EventReader::Open({testing::TestTrace("lttng/many-threads")}, o);
+    ASSERT_TRUE(reader.ok());
+    for (int i = 0; i < round * 50; ++i) ASSERT_NE((*reader)->Next(), nullptr);
+  }
+}
+
+TEST(DecodePipelineTest, TheDefaultFollowsTheEnvironment) {
+  const char* was = std::getenv("CAUSEWAY_DECODE_THREADS");
+  const std::string saved = was ? was : "";
+  ::setenv("CAUSEWAY_DECODE_THREADS", "0", 1);
+  EXPECT_EQ(DefaultDecodeThreads(), 0u);
+  ::setenv("CAUSEWAY_DECODE_THREADS", "3", 1);
+  EXPECT_EQ(DefaultDecodeThreads(), 3u);
+  ::unsetenv("CAUSEWAY_DECODE_THREADS");
+  EXPECT_LE(DefaultDecodeThreads(), 4u);
+  if (was) ::setenv("CAUSEWAY_DECODE_THREADS", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace causeway::ctf
