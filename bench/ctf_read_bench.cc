@@ -2,11 +2,16 @@
 //
 //   ctf_read_bench TRACE_DIR [--runs N] [--no-babeltrace]
 //
-// Causeway is measured twice per run, each in a child process so that peak RSS is its own:
+// Causeway is measured four times per run, each in a child process so that peak RSS and CPU
+// time are its own:
 //   events: every event decoded (header, id, timestamp, layout walk) in merged order;
-//   fields: the same, plus every scalar field value and every string read.
-// babeltrace2 runs as `babeltrace2 -c sink.utils.dummy TRACE_DIR` (it decodes every field).
-// Prints medians, events/s, MB/s, the ratios, and peak RSS.
+//   fields: the same, plus every scalar field value and every string read;
+// each with the stream files decoded in the merging thread (1 thread) and on decoding
+// threads (ReaderOptions::decode_threads, the default of DefaultDecodeThreads() unless
+// CAUSEWAY_DECODE_THREADS says otherwise).
+// babeltrace2 runs as `babeltrace2 -c sink.utils.dummy TRACE_DIR` (it decodes every field,
+// in one thread). Prints medians of wall time, events/s, MB/s, CPU time, the ratios, and
+// peak RSS.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +36,7 @@ using causeway::ctf::TypeKind;
 
 struct Result {
   double seconds = 0;
+  double cpu_seconds = 0;  // user + system
   uint64_t events = 0;
   uint64_t bytes = 0;
   long max_rss_kb = 0;
@@ -38,9 +44,11 @@ struct Result {
 };
 
 // Runs in the child: decodes the trace and prints "seconds events bytes checksum".
-int Child(const std::string& dir, bool fields) {
+int Child(const std::string& dir, bool fields, unsigned threads) {
   const auto t0 = Clock::now();
-  auto reader = EventReader::Open({dir});
+  causeway::ctf::ReaderOptions options;
+  options.decode_threads = threads;
+  auto reader = EventReader::Open({dir}, options);
   if (!reader.ok()) {
     std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
     return 1;
@@ -105,6 +113,8 @@ bool Spawn(const std::vector<std::string>& args, Result* r, std::string* out) {
   wait4(pid, &status, 0, &ru);
   r->seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   r->max_rss_kb = ru.ru_maxrss;
+  r->cpu_seconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                   static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -115,9 +125,19 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
+struct Contender {
+  std::string label;
+  bool fields;
+  unsigned threads;
+  std::vector<double> wall, cpu;
+  Result last;
+  long rss_kb = 0;
+};
+
 int main(int argc, char** argv) {
-  if (argc >= 4 && std::strcmp(argv[1], "--child") == 0)
-    return Child(argv[3], std::strcmp(argv[2], "fields") == 0);
+  if (argc >= 5 && std::strcmp(argv[1], "--child") == 0)
+    return Child(argv[3], std::strcmp(argv[2], "fields") == 0,
+                 static_cast<unsigned>(std::atoi(argv[4])));
   if (argc < 2 || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: %s TRACE_DIR [--runs N] [--no-babeltrace]\n", argv[0]);
     return 2;
@@ -131,16 +151,24 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--no-babeltrace") == 0)
       babeltrace = false;
   }
+  const unsigned threads = std::max(1u, causeway::ctf::DefaultDecodeThreads());
+  const std::string t = std::to_string(threads);
+  std::vector<Contender> contenders = {
+      {"causeway events, 1 thread", false, 0, {}, {}, {}, 0},
+      {"causeway events, +" + t + " decoding", false, threads, {}, {}, {}, 0},
+      {"causeway every field, 1 thread", true, 0, {}, {}, {}, 0},
+      {"causeway every field, +" + t + " decoding", true, threads, {}, {}, {}, 0},
+  };
   const std::string self = "/proc/self/exe";
-  std::vector<double> t_events, t_fields, t_bt;
-  Result last_events, last_fields;
-  long rss_events = 0, rss_fields = 0, rss_bt = 0;
+  std::vector<double> t_bt, cpu_bt;
+  long rss_bt = 0;
   for (int run = 0; run < runs; ++run) {
     // Interleaved so that machine noise hits every contender alike.
-    for (const char* mode : {"events", "fields"}) {
+    for (Contender& c : contenders) {
       Result r;
       std::string out;
-      if (!Spawn({self, "--child", mode, dir}, &r, &out)) {
+      if (!Spawn({self, "--child", c.fields ? "fields" : "events", dir, std::to_string(c.threads)},
+                 &r, &out)) {
         std::fprintf(stderr, "causeway reader failed on %s\n", dir.c_str());
         return 1;
       }
@@ -149,17 +177,12 @@ int main(int argc, char** argv) {
       std::sscanf(out.c_str(), "%lf %lu %lu %lu", &s, &ev, &by, &sum);
       r.events = ev;
       r.bytes = by;
+      r.checksum = sum;
       // Wall time of the whole process, like babeltrace2's below (s is the in-process part).
-      (void)s;
-      if (std::strcmp(mode, "events") == 0) {
-        t_events.push_back(r.seconds);
-        last_events = r;
-        rss_events = std::max(rss_events, r.max_rss_kb);
-      } else {
-        t_fields.push_back(r.seconds);
-        last_fields = r;
-        rss_fields = std::max(rss_fields, r.max_rss_kb);
-      }
+      c.wall.push_back(r.seconds);
+      c.cpu.push_back(r.cpu_seconds);
+      c.last = r;
+      c.rss_kb = std::max(c.rss_kb, r.max_rss_kb);
     }
     if (babeltrace) {
       Result r;
@@ -169,23 +192,35 @@ int main(int argc, char** argv) {
         return 1;
       }
       t_bt.push_back(r.seconds);
+      cpu_bt.push_back(r.cpu_seconds);
       rss_bt = std::max(rss_bt, r.max_rss_kb);
     }
   }
-  const double events = static_cast<double>(last_events.events);
-  const double mb = static_cast<double>(last_events.bytes) / 1e6;
-  auto line = [&](const char* who, double s, long rss) {
-    std::printf("%-34s median %8.3f s  %8.2f M events/s  %8.1f MB/s  peak RSS %7.1f MB\n", who, s,
-                events / s / 1e6, mb / s, static_cast<double>(rss) / 1024.0);
+  // The decoding threads must not change what is read.
+  for (const Contender& c : contenders) {
+    const Contender& same = contenders[c.fields ? 2 : 0];
+    if (c.last.events != same.last.events || c.last.checksum != same.last.checksum) {
+      std::fprintf(stderr, "%s read something else than %s\n", c.label.c_str(), same.label.c_str());
+      return 1;
+    }
+  }
+  const double events = static_cast<double>(contenders[0].last.events);
+  const double mb = static_cast<double>(contenders[0].last.bytes) / 1e6;
+  auto line = [&](const std::string& who, double s, double cpu, long rss) {
+    std::printf(
+        "%-38s median %7.3f s  %7.2f M events/s  %7.1f MB/s  CPU %7.3f s  peak RSS %6.1f MB\n",
+        who.c_str(), s, events / s / 1e6, mb / s, cpu, static_cast<double>(rss) / 1024.0);
   };
-  std::printf("trace: %s (%.1f MB, %.0f events), %d runs, medians\n", dir.c_str(), mb, events,
-              runs);
-  line("causeway (events, merged order)", Median(t_events), rss_events);
-  line("causeway (events + every field)", Median(t_fields), rss_fields);
+  std::printf("trace: %s (%.1f MB, %.0f events), %d runs, medians; %u decoding threads\n",
+              dir.c_str(), mb, events, runs, threads);
+  for (const Contender& c : contenders) line(c.label, Median(c.wall), Median(c.cpu), c.rss_kb);
   if (babeltrace) {
-    line("babeltrace2 -c sink.utils.dummy", Median(t_bt), rss_bt);
-    std::printf("ratio babeltrace2 / causeway: events %.1fx, every field %.1fx (goal >= 50x)\n",
-                Median(t_bt) / Median(t_events), Median(t_bt) / Median(t_fields));
+    line("babeltrace2 -c sink.utils.dummy", Median(t_bt), Median(cpu_bt), rss_bt);
+    const double bt = Median(t_bt);
+    std::printf("ratio babeltrace2 / causeway (wall time, goal >= 50x):\n");
+    for (const Contender& c : contenders)
+      std::printf("  %-36s %6.1fx   (CPU time %6.1fx)\n", c.label.c_str(), bt / Median(c.wall),
+                  Median(cpu_bt) / Median(c.cpu));
   }
   return 0;
 }
