@@ -839,8 +839,18 @@ TEST_F(CtfWriterTest, FieldOfTheWrongKind) {
       << st.ToString();
 #else
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_DEATH(w->Begin(0, id, 10).U64(1), "field a of event class e is a u32; got a u64 value");
-  EXPECT_DEATH(w->Begin(0, id, 10).U32(1).String("x"), "event class e has only 1 fields");
+  // The "threadsafe" style runs the test again in a child, SetUp included, and the child
+  // dies before TearDown: it removes its own directory first, once its stream file is open
+  // (the writer keeps it open, and dies before writing).
+  auto in_child = [&] {
+    w->Begin(0, id, 9).U32(0);
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  };
+  EXPECT_DEATH((in_child(), w->Begin(0, id, 10).U64(1)),
+               "field a of event class e is a u32; got a u64 value");
+  EXPECT_DEATH((in_child(), w->Begin(0, id, 10).U32(1).String("x")),
+               "event class e has only 1 fields");
   ASSERT_TRUE(w->Close().ok());
 #endif
 }
