@@ -14,9 +14,10 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   // Transforms go into the reader, so that its merge order is the synchronized order.
   auto result = std::make_unique<KernelAnalysis>();
   ASSIGN_OR_RETURN(result->clocks, ResolveClockSync(paths, options.sync));
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<ctf::EventReader> reader,
-      ctf::EventReader::Open(paths, ctf::ReaderOptions::ByHost(result->clocks.Transforms())));
+  ctf::ReaderOptions reader_options = ctf::ReaderOptions::ByHost(result->clocks.Transforms());
+  reader_options.decode_threads = options.decode_threads;
+  ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader,
+                   ctf::EventReader::Open(paths, reader_options));
   kernel::KernelModel model(&result->graph);
 
   // Hosts by env hostname: a host's kernel and user-space traces share one host id.

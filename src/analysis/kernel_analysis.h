@@ -11,6 +11,7 @@
 
 #include "analysis/clock_sync.h"
 #include "base/status.h"
+#include "ctf/reader/decode_pipeline.h"
 #include "ctf/reader/stream_cursor.h"
 #include "graph/execution_graph.h"
 #include "kernel/kernel_model.h"
@@ -23,6 +24,8 @@ struct KernelAnalysisOptions {
   // Clock synchronization between hosts: by default automatic when the traces hold more
   // than one host (analysis/clock_sync.h).
   ClockSyncOptions sync;
+  // Threads decoding the trace beside the one building the graph (ctf::ReaderOptions).
+  unsigned decode_threads = ctf::DefaultDecodeThreads();
 };
 
 struct KernelAnalysis {

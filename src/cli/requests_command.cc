@@ -1,7 +1,10 @@
 // `causeway requests TRACE_DIR...` and `causeway request TRACE_DIR... ID`: spans joined with
 // the kernel traces; each request's critical path and what held it back.
+#include <malloc.h>
+
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,13 +64,36 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
         "No spans: give --spans FILE_OR_DIR (OTLP or Jaeger JSON); under `causeway record`, "
         "causeway-client writes them to TRACE_DIR/spans");
   Loaded l;
-  ASSIGN_OR_RETURN(l.kernel, LoadKernelAnalysis(traces, o.sync));
-  ASSIGN_OR_RETURN(l.spans, spans::ReadSpanFiles(span_paths));
+  // The span files and the user-space sync events are read on a second thread while this
+  // one reads the kernel trace (which leaves that thread's CPU to it): they need nothing
+  // from each other until the clock transforms are applied. The future's destructor joins
+  // the thread on every return.
+  struct SideRead {
+    StatusOr<spans::SpanSet> spans;
+    StatusOr<spans::SyncEvents> sync;
+  };
+  std::future<SideRead> side =
+      std::async(std::launch::async | std::launch::deferred, [&span_paths, &traces] {
+        SideRead r{spans::ReadSpanFiles(span_paths), spans::SyncEvents{}};
+        if (r.spans.ok()) r.sync = spans::ReadSyncEvents(traces);
+        // This thread's malloc arena is not the main thread's: give back what reading freed
+        // (the parser's buffers, vectors outgrown) rather than keep it unused beside the
+        // analysis' own (about 9 MB of 230 on the 10,000-request recording).
+        malloc_trim(0);
+        return r;
+      });
+  auto kernel = LoadKernelAnalysis(traces, o.sync, /*other_busy=*/1);
+  SideRead read = side.get();
+  RETURN_IF_ERROR(kernel.status());
+  l.kernel = std::move(*kernel);
+  RETURN_IF_ERROR(read.spans.status());
+  RETURN_IF_ERROR(read.sync.status());
+  l.spans = std::move(*read.spans);
   for (const std::string& w : l.spans.warnings) fmt::print(stderr, "causeway: warning: {}\n", w);
   // Spans in the kernel graph's timebase: sync events through the same transforms, and
   // spans without them (their own times, on the --host's clock) through that host's.
   const std::map<std::string, ClockTransform> transforms = l.kernel->clocks.Transforms();
-  RETURN_IF_ERROR(spans::ApplySyncEvents(traces, &l.spans, transforms));
+  spans::ApplySyncEvents(*read.sync, &l.spans, transforms);
   const std::string span_host =
       !o.host.empty() ? o.host
                       : (l.kernel->graph.hosts().empty() ? "" : l.kernel->graph.hosts().front());

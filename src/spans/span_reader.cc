@@ -5,11 +5,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include "base/fast_transform.h"
+#include "base/mapped_file.h"
 #include "ctf/reader/event_reader.h"
 
 namespace causeway::spans {
@@ -443,11 +446,11 @@ std::string_view SpanKindName(SpanKind k) {
 
 namespace {
 
-// `padded`: SIMDJSON_PADDING readable bytes follow `text`, so the parser reads it in place
-// instead of copying it. One parser serves every file: its buffers, sized for the largest
-// document, are allocated (and their pages faulted in) once.
-Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, bool padded,
-                     const std::string& name, SpanSet* out) {
+// The parser copies each document into its own padded buffer (`text` has no padding). One
+// parser serves every file: its buffers, sized for the largest document, are allocated
+// (and their pages faulted in) once.
+Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, const std::string& name,
+                     SpanSet* out) {
   element doc;
   // JSON Lines (the OTLP file format) is recognized by its first line being a document of
   // its own with more text after it, and then read a line at a time: the parser's buffers
@@ -458,9 +461,8 @@ Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, bool 
       text.find_first_not_of(" \t\r\n", first_end) != std::string_view::npos;
   const bool json_lines =
       more_after_first_line &&
-      parser.parse(text.data() + first_begin, first_end - first_begin, !padded).get(doc) == SUCCESS;
-  if (!json_lines &&
-      parser.parse(text.data(), text.size(), /*realloc_if_needed=*/!padded).get(doc) == SUCCESS)
+      parser.parse(text.data() + first_begin, first_end - first_begin).get(doc) == SUCCESS;
+  if (!json_lines && parser.parse(text.data(), text.size()).get(doc) == SUCCESS)
     return ParseOne(doc, name, out);
   // JSON Lines: one document per line (OTLP file exporters write this).
   size_t line_no = 0, begin = 0, docs = 0;
@@ -471,8 +473,7 @@ Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, bool 
     ++line_no;
     begin = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    // A line of a padded text is followed by the rest of the text and the padding.
-    const auto error = parser.parse(line.data(), line.size(), !padded).get(doc);
+    const auto error = parser.parse(line.data(), line.size()).get(doc);
     if (error != SUCCESS && end == text.size() && docs > 0) {
       // The last line has no newline and does not parse: its writer stopped mid-append.
       // The lines before it are whole; say what was skipped rather than refuse them all.
@@ -498,7 +499,7 @@ Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, bool 
 
 Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out) {
   simdjson::dom::parser parser;
-  return ParseSpanText(parser, text, /*padded=*/false, name, out);
+  return ParseSpanText(parser, text, name, out);
 }
 
 StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
@@ -529,11 +530,13 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
   set.by_id.reserve(total / 512);
   simdjson::dom::parser parser;
   for (const std::string& f : files) {
-    simdjson::padded_string text;
-    if (simdjson::padded_string::load(f).get(text) != SUCCESS)
-      return IoError(fmt::format("Cannot read span file {}", f));
-    RETURN_IF_ERROR(ParseSpanText(parser, std::string_view(text.data(), text.size()),
-                                  /*padded=*/true, f, &set));
+    // Mapped, not read into a padded copy: JSON Lines files are parsed a line at a time,
+    // each line copied into the parser's padded buffer (a line's worth of memory instead of
+    // a file's, and no page of a file-sized buffer to fault in).
+    auto mapped = MappedFile::Open(f);
+    if (!mapped.ok())
+      return IoError(fmt::format("Cannot read span file {}: {}", f, mapped.status().ToString()));
+    RETURN_IF_ERROR(ParseSpanText(parser, mapped->text(), f, &set));
     set.files.push_back(f);
   }
   return set;
@@ -547,14 +550,8 @@ void TransformUnsynced(const ClockTransform& t, SpanSet* set) {
   }
 }
 
-Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set,
-                       const std::map<std::string, ClockTransform>& transforms) {
-  struct Sync {
-    int64_t start = -1, end = -1;
-    int32_t tid = 0;
-  };
-  std::unordered_map<uint64_t, Sync> sync;
-  std::map<std::pair<int32_t, uint64_t>, std::vector<int64_t>> open_activations;
+StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths) {
+  SyncEvents out;
   for (const std::string& p : trace_paths) {
     ASSIGN_OR_RETURN(auto dirs, ctf::FindTraceDirs(p));
     for (const std::string& dir : dirs) {
@@ -566,63 +563,101 @@ Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set
       if (text.find("jaeger_ust:") == std::string::npos &&
           text.find("causeway_ust:") == std::string::npos)
         continue;
-      ASSIGN_OR_RETURN(auto reader,
-                       ctf::EventReader::Open({dir}, ctf::ReaderOptions::ByHost(transforms)));
+      // Each host's own clock: the caller's transforms are applied afterwards.
+      ctf::ReaderOptions options;
+      options.decode_threads = 0;  // small traces, read beside other work
+      ASSIGN_OR_RETURN(auto reader, ctf::EventReader::Open({dir}, options));
+      SyncEvents::Trace& trace = out.traces.emplace_back();
+      trace.dir = dir;
+      if (!reader->traces().empty()) trace.hostname = reader->traces().front()->hostname();
       // Per event class, computed at its first event: which sync event it is, and where
       // its fields are (no string comparison per event).
-      enum Kind : uint8_t { kNotYet, kOther, kStart, kEnd, kActivate, kDeactivate };
       struct Fields {
-        Kind kind = kNotYet;
+        bool known = false;
+        SyncEvent::Kind kind = SyncEvent::kOther;
         int high = -1, low = -1, span = -1, tid = -1, vtid = -1;
       };
       std::vector<Fields> classes(reader->num_event_classes());
-      sync.reserve(set->spans.size());
       while (const ctf::Event* e = reader->Next()) {
         if (!e->plan) continue;
         Fields& f = classes[e->class_index];
-        if (f.kind == kNotYet) [[unlikely]] {
+        if (!f.known) [[unlikely]] {
           const std::string_view name = e->name();
-          f.kind = name == "jaeger_ust:start_span"     ? kStart
-                   : name == "jaeger_ust:end_span"     ? kEnd
-                   : name == "causeway_ust:activate"   ? kActivate
-                   : name == "causeway_ust:deactivate" ? kDeactivate
-                                                       : kOther;
+          f.known = true;
+          f.kind = name == "jaeger_ust:start_span"     ? SyncEvent::kStart
+                   : name == "jaeger_ust:end_span"     ? SyncEvent::kEnd
+                   : name == "causeway_ust:activate"   ? SyncEvent::kActivate
+                   : name == "causeway_ust:deactivate" ? SyncEvent::kDeactivate
+                                                       : SyncEvent::kOther;
           f.high = e->plan->FieldIndex("trace_id_high");
           f.low = e->plan->FieldIndex("trace_id_low");
           f.span = e->plan->FieldIndex("span_id");
           f.tid = e->plan->FieldIndex("tid");
           f.vtid = e->plan->FieldIndex("vtid");
         }
-        if (f.kind == kOther) continue;
-        const bool start = f.kind == kStart, end = f.kind == kEnd, act = f.kind == kActivate;
-        if (f.span < 0) continue;
-        const uint64_t id = e->GetUnsigned(f.span);
+        if (f.kind == SyncEvent::kOther || f.span < 0) continue;
+        SyncEvent& x = trace.events.emplace_back();
+        x.kind = f.kind;
+        x.ts = static_cast<int64_t>(e->timestamp);
+        x.span_id = e->GetUnsigned(f.span);
         // The thread: the `tid` field, else LTTng-UST's vtid context (seed 000's events).
-        const int32_t tid = static_cast<int32_t>(
-            f.tid >= 0 ? e->GetSigned(f.tid) : (f.vtid >= 0 ? e->GetSigned(f.vtid) : 0));
-        const int64_t ts = static_cast<int64_t>(e->timestamp);
-        if (start || end) {
-          Sync& s = sync[id];
-          (start ? s.start : s.end) = ts;
-          if (tid) s.tid = start || s.tid == 0 ? tid : s.tid;
-        } else if (act) {
-          open_activations[{tid, id}].push_back(ts);
-        } else {
-          auto a = open_activations.find({tid, id});
-          if (a == open_activations.end() || a->second.empty()) continue;
-          const int64_t begin = a->second.back();
-          a->second.pop_back();
-          Activation x;
+        x.tid = static_cast<int32_t>(f.tid >= 0 ? e->GetSigned(f.tid)
+                                                : (f.vtid >= 0 ? e->GetSigned(f.vtid) : 0));
+        if (f.kind == SyncEvent::kDeactivate)
           x.trace = {f.high >= 0 ? e->GetUnsigned(f.high) : 0,
                      f.low >= 0 ? e->GetUnsigned(f.low) : 0};
-          x.span_id = id;
-          x.tid = tid;
-          x.begin_ns = begin;
-          x.end_ns = ts;
-          set->activations.push_back(x);
-        }
       }
       RETURN_IF_ERROR(reader->status());
+    }
+  }
+  return out;
+}
+
+void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
+                     const std::map<std::string, ClockTransform>& transforms) {
+  struct Sync {
+    int64_t start = -1, end = -1;
+    int32_t tid = 0;
+  };
+  std::unordered_map<uint64_t, Sync> sync;
+  sync.reserve(set->spans.size());
+  std::map<std::pair<int32_t, uint64_t>, std::vector<int64_t>> open_activations;
+  for (const SyncEvents::Trace& trace : events.traces) {
+    // The transform the reader would have applied: exact and monotonic, so each trace's
+    // events stay in order.
+    const auto t = transforms.find(trace.hostname);
+    std::optional<FastTransform> transform;
+    if (t != transforms.end() && !t->second.identity()) transform.emplace(t->second);
+    for (const SyncEvent& e : trace.events) {
+      const int64_t ts = transform ? transform->Apply(e.ts) : e.ts;
+      switch (e.kind) {
+        case SyncEvent::kStart:
+        case SyncEvent::kEnd: {
+          const bool start = e.kind == SyncEvent::kStart;
+          Sync& s = sync[e.span_id];
+          (start ? s.start : s.end) = ts;
+          if (e.tid) s.tid = start || s.tid == 0 ? e.tid : s.tid;
+          break;
+        }
+        case SyncEvent::kActivate:
+          open_activations[{e.tid, e.span_id}].push_back(ts);
+          break;
+        case SyncEvent::kDeactivate: {
+          auto a = open_activations.find({e.tid, e.span_id});
+          if (a == open_activations.end() || a->second.empty()) break;
+          Activation x;
+          x.trace = e.trace;
+          x.span_id = e.span_id;
+          x.tid = e.tid;
+          x.begin_ns = a->second.back();
+          x.end_ns = ts;
+          a->second.pop_back();
+          set->activations.push_back(x);
+          break;
+        }
+        case SyncEvent::kOther:
+          break;
+      }
     }
   }
   for (Span& s : set->spans) {
@@ -634,6 +669,12 @@ Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set
     s.synced = true;
     ++set->synced;
   }
+}
+
+Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set,
+                       const std::map<std::string, ClockTransform>& transforms) {
+  ASSIGN_OR_RETURN(const SyncEvents events, ReadSyncEvents(trace_paths));
+  ApplySyncEvents(events, set, transforms);
   return Status::Ok();
 }
 

@@ -19,9 +19,37 @@ Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet
 // Reads files, or every *.json file (sorted by name) of each directory.
 StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths);
 
-// Applies user-space sync events (jaeger_ust:*, causeway_ust:*) found in `trace_paths`
-// (CTF trace directories or their parents): spans take the events' times and threads.
-// `transforms` (by trace env hostname) maps each host's clock to the analysis timebase.
+// User-space sync events (jaeger_ust:*, causeway_ust:*) as read, on each host's own clock:
+// read apart from applying them so that the reading can go on beside the kernel trace's,
+// which decides the clock transforms.
+struct SyncEvent {
+  enum Kind : uint8_t { kOther, kStart, kEnd, kActivate, kDeactivate };
+  Kind kind = kOther;
+  int32_t tid = 0;  // the `tid` field, else LTTng-UST's vtid context; 0: unknown
+  int64_t ts = 0;   // ns, the host's clock
+  uint64_t span_id = 0;
+  TraceId trace;  // kDeactivate only
+};
+struct SyncEvents {
+  struct Trace {
+    std::string dir;
+    std::string hostname;           // env hostname: selects the transform
+    std::vector<SyncEvent> events;  // in the trace's time order
+  };
+  std::vector<Trace> traces;  // user-space traces holding sync events
+};
+
+// Reads the sync events of `trace_paths` (CTF trace directories or their parents); traces
+// without sync events in their metadata are skipped unread.
+StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths);
+
+// Spans take their sync events' times and threads; `transforms` (by trace env hostname)
+// maps each host's clock to the analysis timebase. Causeway's activate/deactivate pairs
+// become SpanSet::activations.
+void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
+                     const std::map<std::string, ClockTransform>& transforms = {});
+
+// ReadSyncEvents, then ApplySyncEvents.
 Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set,
                        const std::map<std::string, ClockTransform>& transforms = {});
 

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ctf/writer/ctf_writer.h"
+
 namespace causeway::spans {
 namespace {
 
@@ -181,7 +183,7 @@ TEST(SpanReader, MissingFilesAndEmptyDirectoriesAreReported) {
   EXPECT_NE(e.status().ToString().find("No span files"), std::string::npos);
 }
 
-// Files are parsed in place (padded buffers, one parser for all files): a broken file, a
+// Files are mapped and parsed a line at a time (one parser for all files): a broken file, a
 // broken line after good ones, an empty file each stop the read naming the file, and a good
 // file read before them in the same directory changes nothing.
 TEST(SpanReader, BrokenSpanFilesAreReportedWithTheirNames) {
@@ -215,6 +217,94 @@ TEST(SpanReader, BrokenSpanFilesAreReportedWithTheirNames) {
   auto ok = ReadSpanFiles({dir.string()});
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->spans.size(), 2u);
+  fs::remove_all(dir);
+}
+
+// Sync events read on the host's own clock and transformed afterwards give what reading
+// them through the transform gives (the requests command reads them beside the kernel
+// trace, before the transforms are known): times, threads, activations.
+TEST(SyncEvents, ReadThenTransformedEqualsReadThroughTheTransform) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("causeway-sync-events-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ctf::TraceOptions opts;
+  opts.hostname = "ust-host";
+  opts.domain = "ust";
+  opts.tracer_name = "causeway-client";
+  opts.event_context_procname_vtid = true;
+  opts.clock_offset_ns = 1'000'000'000;
+  {
+    auto w = ctf::CtfWriter::Create((dir / "ust").string(), opts);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    using ctf::FieldKind;
+    const std::vector<ctf::FieldSpec> span = {
+        {"trace_id_high", FieldKind::kU64}, {"trace_id_low", FieldKind::kU64},
+        {"span_id", FieldKind::kU64},       {"parent_span_id", FieldKind::kU64},
+        {"op_name", FieldKind::kString},    {"tid", FieldKind::kS32}};
+    const std::vector<ctf::FieldSpec> act = {{"trace_id_high", FieldKind::kU64},
+                                             {"trace_id_low", FieldKind::kU64},
+                                             {"span_id", FieldKind::kU64},
+                                             {"tid", FieldKind::kS32}};
+    const uint32_t start = *(*w)->AddEventClass("jaeger_ust:start_span", span);
+    const uint32_t end = *(*w)->AddEventClass("jaeger_ust:end_span", span);
+    const uint32_t activate = *(*w)->AddEventClass("causeway_ust:activate", act);
+    const uint32_t deactivate = *(*w)->AddEventClass("causeway_ust:deactivate", act);
+    const uint32_t other = *(*w)->AddEventClass("app:other", {{"span_id", FieldKind::kU64}});
+    const ctf::UstContext ctx{"svc", 101};
+    // Span 7 starts on stream 0 and ends on stream 1 (its thread changed CPU); thread 102
+    // works for it between 2000 and 3000; an unrelated event is ignored.
+    (*w)->Begin(0, start, 1000, ctx).U64(1).U64(2).U64(7).U64(0).String("GET /").S32(101);
+    (*w)->Begin(0, activate, 2000, ctx).U64(1).U64(2).U64(7).S32(102);
+    (*w)->Begin(1, other, 2500, ctx).U64(7);
+    (*w)->Begin(1, deactivate, 3000, ctx).U64(1).U64(2).U64(7).S32(102);
+    (*w)->Begin(1, end, 5000, ctx).U64(1).U64(2).U64(7).U64(0).String("GET /").S32(101);
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  auto events = ReadSyncEvents({dir.string()});
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  ASSERT_EQ(events->traces.size(), 1u);
+  const SyncEvents::Trace& t = events->traces[0];
+  EXPECT_EQ(t.hostname, "ust-host");
+  ASSERT_EQ(t.events.size(), 4u);
+  EXPECT_EQ(t.events[0].kind, SyncEvent::kStart);
+  EXPECT_EQ(t.events[0].ts, 1'000'001'000);
+  EXPECT_EQ(t.events[1].kind, SyncEvent::kActivate);
+  EXPECT_EQ(t.events[2].kind, SyncEvent::kDeactivate);
+  EXPECT_EQ(t.events[2].tid, 102);
+  EXPECT_EQ(t.events[2].trace, (TraceId{1, 2}));
+  EXPECT_EQ(t.events[3].kind, SyncEvent::kEnd);
+
+  // A slope other than 1 and an offset, for this host; another host's transform is ignored.
+  const std::map<std::string, ClockTransform> transforms = {
+      {"ust-host", ClockTransform::FromLine(1.0000003L, 12345, 1'000'000'000)},
+      {"other-host", ClockTransform::FromLine(1, -999, 0)}};
+  auto make_set = [] {
+    SpanSet set;
+    Span s;
+    s.trace = {1, 2};
+    s.span_id = 7;
+    s.start_ns = 1;
+    s.end_ns = 2;
+    set.by_id[7] = 0;
+    set.spans.push_back(s);
+    return set;
+  };
+  SpanSet after = make_set(), through = make_set();
+  ApplySyncEvents(*events, &after, transforms);
+  ASSERT_TRUE(ApplySyncEvents({dir.string()}, &through, transforms).ok());
+  const ClockTransform& host = transforms.at("ust-host");
+  for (const SpanSet* set : {&after, &through}) {
+    ASSERT_EQ(set->synced, 1u);
+    EXPECT_EQ(set->spans[0].start_ns, host.Apply(1'000'001'000));
+    EXPECT_EQ(set->spans[0].end_ns, host.Apply(1'000'005'000));
+    EXPECT_EQ(set->spans[0].tid, 101);
+    ASSERT_EQ(set->activations.size(), 1u);
+    EXPECT_EQ(set->activations[0].tid, 102);
+    EXPECT_EQ(set->activations[0].begin_ns, host.Apply(1'000'002'000));
+    EXPECT_EQ(set->activations[0].end_ns, host.Apply(1'000'003'000));
+  }
+  EXPECT_NE(after.spans[0].start_ns, 1'000'001'000) << "the transform was not applied";
   fs::remove_all(dir);
 }
 

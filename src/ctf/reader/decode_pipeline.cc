@@ -60,14 +60,14 @@ struct BufferedStream::Ring {
   std::atomic<uint64_t> done_offset{0};  // the merge reads no packet before this offset
 };
 
-unsigned DefaultDecodeThreads() {
+unsigned DefaultDecodeThreads(unsigned other_busy) {
   if (const char* env = std::getenv("CAUSEWAY_DECODE_THREADS"); env && *env)
     return static_cast<unsigned>(std::min(std::max(std::atoi(env), 0), 64));
   cpu_set_t set;
   unsigned cpus = std::thread::hardware_concurrency();
   if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
-  if (cpus <= 1) return 0;
-  return std::min(cpus - 1, 4u);
+  if (cpus <= 1 + other_busy) return 0;
+  return std::min(cpus - 1 - other_busy, 4u);
 }
 
 DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads) {
