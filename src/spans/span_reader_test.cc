@@ -135,6 +135,19 @@ TEST(SpanReader, ACutShortLastLineIsSkippedAndReported) {
   EXPECT_EQ(bad.truncated_lines, 0u);
 }
 
+TEST(SpanReader, HexIdsOfAnyCaseAreRead) {
+  SpanSet set;
+  const Status st = ParseSpanDocument(
+      R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0123456789abcdefFEDCBA9876543210",)"
+      R"("spanId":"aBcDeF0123456789","startTimeUnixNano":"5","endTimeUnixNano":"6"}]}]}]})",
+      "x.json", &set);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(set.spans.size(), 1u);
+  EXPECT_EQ(set.spans[0].trace.high, 0x0123456789abcdefull);
+  EXPECT_EQ(set.spans[0].trace.low, 0xfedcba9876543210ull);
+  EXPECT_EQ(set.spans[0].span_id, 0xabcdef0123456789ull);
+}
+
 TEST(SpanReader, BadInputNamesTheFileAndThePlace) {
   struct Case {
     std::string text, message;
@@ -145,6 +158,11 @@ TEST(SpanReader, BadInputNamesTheFileAndThePlace) {
       {R"({"resourceSpans":3})", "resourceSpans: not an array"},
       {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"zz","spanId":"01"}]}]}]})",
        "resourceSpans[0].scopeSpans[0].spans[0]: trace id 'zz' is not hex"},
+      // A non-digit after 15 good ones, and a 17-digit span id.
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"0123456789ABCDEg"}]}]}]})",
+       "spanId '0123456789ABCDEg' is not 16 hex digits"},
+      {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"0123456789abcdef0"}]}]}]})",
+       "is not 16 hex digits"},
       {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"0000000000000000"}]}]}]})",
        "spanId is all zeros"},
       {R"({"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"01","spanId":"02","startTimeUnixNano":"5"}]}]}]})",
