@@ -98,10 +98,14 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
       order[fill[rank[group_of_segment[i]]]++] =
           Entry{segs[i].start, segs[i].end, static_cast<uint32_t>(i)};
   }
-  for (size_t r = 0; r < keys.size(); ++r)
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(group_begin[r]),
-              order.begin() + static_cast<std::ptrdiff_t>(group_begin[r + 1]),
-              [](const Entry& x, const Entry& y) { return x.start < y.start; });
+  // A group's segments come path after path, each path's in time order: a group that only
+  // one path (or paths of one thread, given in time order) goes through is sorted already.
+  auto by_start = [](const Entry& x, const Entry& y) { return x.start < y.start; };
+  for (size_t r = 0; r < keys.size(); ++r) {
+    const auto lo = order.begin() + static_cast<std::ptrdiff_t>(group_begin[r]);
+    const auto hi = order.begin() + static_cast<std::ptrdiff_t>(group_begin[r + 1]);
+    if (!std::is_sorted(lo, hi, by_start)) std::sort(lo, hi, by_start);
+  }
   // Per group, its boundaries (every start and end of its segments, from every path): a
   // piece of one path is cut wherever a piece of another path on the same state begins or
   // ends, so common parts become equal pieces, each one node. A segment's pieces are the
@@ -110,24 +114,29 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   out.nodes.reserve(segs.size());  // at most one node per piece; untouched pages cost nothing
   std::vector<int64_t> bounds;
   std::vector<uint32_t> node_at;
-  std::vector<int64_t> group;
+  std::vector<int64_t> starts, ends, group;
   for (size_t r = 0; r < keys.size(); ++r) {
     const size_t lo = group_begin[r], hi = group_begin[r + 1];
-    group.clear();
+    // The boundaries: the starts (in order already) merged with the ends (sorted: they are
+    // too when the group's segments do not overlap), duplicates dropped.
+    starts.clear();
+    ends.clear();
     for (size_t k = lo; k < hi; ++k) {
-      group.push_back(order[k].start);
-      group.push_back(order[k].end);
+      starts.push_back(order[k].start);
+      ends.push_back(order[k].end);
     }
-    std::sort(group.begin(), group.end());
+    if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
+    group.resize(starts.size() + ends.size());
+    std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), group.begin());
     group.erase(std::unique(group.begin(), group.end()), group.end());
     const size_t base = bounds.size();
     bounds.insert(bounds.end(), group.begin(), group.end());
     node_at.resize(bounds.size(), UINT32_MAX);
     const PathSegment& proto = segs[order[lo].segment];
+    size_t j0 = 0;  // the segments come by start: their first boundary only moves forward
     for (size_t k = lo; k < hi; ++k) {
       const Entry& sg = order[k];
-      const size_t j0 = static_cast<size_t>(std::lower_bound(group.begin(), group.end(), sg.start) -
-                                            group.begin());
+      while (group[j0] < sg.start) ++j0;  // sg.start is in the group
       first_bound[sg.segment] = static_cast<uint32_t>(base + j0);
       for (size_t j = j0; group[j] < sg.end; ++j) {  // sg.end is in the group
         uint32_t& n = node_at[base + j];
