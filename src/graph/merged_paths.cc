@@ -67,6 +67,7 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   };
   std::unordered_map<uint64_t, uint32_t> group_of;
   std::vector<uint64_t> keys;
+  std::vector<PathSegment> protos;  // per group: its first segment (thread, state, qualifier)
   std::vector<uint32_t> group_of_segment(segs.size());
   {
     uint64_t last_key = 0;
@@ -75,7 +76,10 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
       const uint64_t key = KeyOf(segs[i]);
       if (last_group == UINT32_MAX || key != last_key) {
         auto [it, added] = group_of.try_emplace(key, static_cast<uint32_t>(keys.size()));
-        if (added) keys.push_back(key);
+        if (added) {
+          keys.push_back(key);
+          protos.push_back(segs[i]);
+        }
         last_key = key;
         last_group = it->second;
       }
@@ -98,6 +102,11 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
       order[fill[rank[group_of_segment[i]]]++] =
           Entry{segs[i].start, segs[i].end, static_cast<uint32_t>(i)};
   }
+  // From here on the segments are read through `order` and the groups' prototypes: their
+  // array (a third of this function's peak memory on a large recording) goes now.
+  const size_t num_segments = segs.size();
+  std::vector<PathSegment>().swap(segs);
+  std::vector<uint32_t>().swap(group_of_segment);
   // A group's segments come path after path, each path's in time order: a group that only
   // one path (or paths of one thread, given in time order) goes through is sorted already.
   auto by_start = [](const Entry& x, const Entry& y) { return x.start < y.start; };
@@ -110,8 +119,9 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // piece of one path is cut wherever a piece of another path on the same state begins or
   // ends, so common parts become equal pieces, each one node. A segment's pieces are the
   // boundary intervals [bound[j], bound[j + 1]) it covers; node_at[j] is that piece's node.
-  std::vector<uint32_t> first_bound(segs.size());  // segment -> its first interval (global)
-  out.nodes.reserve(segs.size());  // at most one node per piece; untouched pages cost nothing
+  // Segment k's pieces are the intervals first_bound[k] .. end_bound[k] - 1 (global indexes).
+  std::vector<uint32_t> first_bound(num_segments), end_bound(num_segments);
+  out.nodes.reserve(num_segments);  // at most one node per piece; untouched pages cost nothing
   std::vector<int64_t> bounds;
   std::vector<uint32_t> node_at;
   std::vector<int64_t> starts, ends, group;
@@ -132,13 +142,14 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     const size_t base = bounds.size();
     bounds.insert(bounds.end(), group.begin(), group.end());
     node_at.resize(bounds.size(), UINT32_MAX);
-    const PathSegment& proto = segs[order[lo].segment];
+    const PathSegment& proto = protos[by_key[r]];
     size_t j0 = 0;  // the segments come by start: their first boundary only moves forward
     for (size_t k = lo; k < hi; ++k) {
       const Entry& sg = order[k];
       while (group[j0] < sg.start) ++j0;  // sg.start is in the group
       first_bound[sg.segment] = static_cast<uint32_t>(base + j0);
-      for (size_t j = j0; group[j] < sg.end; ++j) {  // sg.end is in the group
+      size_t j = j0;
+      for (; group[j] < sg.end; ++j) {  // sg.end is in the group
         uint32_t& n = node_at[base + j];
         if (n == UINT32_MAX) {
           n = static_cast<uint32_t>(out.nodes.size());
@@ -147,12 +158,16 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
         }
         ++out.nodes[n].paths;  // a path passes through a node once: its segments tile
       }
+      end_bound[sg.segment] = static_cast<uint32_t>(base + j);
     }
   }
   for (size_t i = 0; i < ranges.size(); ++i) {
     MergedPath& p = out.paths[i];
+    size_t pieces = 0;
+    for (size_t k = first[i]; k < first[i + 1]; ++k) pieces += end_bound[k] - first_bound[k];
+    p.nodes.reserve(pieces);
     for (size_t k = first[i]; k < first[i + 1]; ++k)
-      for (size_t j = first_bound[k]; bounds[j] < segs[k].end; ++j) p.nodes.push_back(node_at[j]);
+      for (size_t j = first_bound[k]; j < end_bound[k]; ++j) p.nodes.push_back(node_at[j]);
     out.pieces += p.nodes.size();
   }
   for (const MergedNode& n : out.nodes) {
