@@ -38,54 +38,57 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   out.paths.resize(ranges.size());
   CriticalPathFinder finder(g);
   CriticalPath cp;
-  // Every path's segments in one array, path after path (a path's are at
-  // [first[p], first[p + 1])).
-  std::vector<PathSegment> segs;
+  // Every path's segments, path after path (a path's are at [first[p], first[p + 1])), kept
+  // as their times and their group: (thread, state, qualifier) is the group's. Keys are few
+  // (thousands) against ~10^6 segments: a small hash table gives each segment its group as
+  // the paths are computed (consecutive segments often share one).
+  struct Times {
+    int64_t start;
+    int64_t end;
+  };
+  std::vector<Times> times;
+  std::vector<uint32_t> group_of_segment;
+  std::unordered_map<uint64_t, uint32_t> group_of;
+  std::vector<uint64_t> keys;
+  std::vector<PathSegment> protos;  // per group: its first segment (thread, state, qualifier)
   std::vector<size_t> first(ranges.size() + 1, 0);
+  uint64_t last_key = 0;
+  uint32_t last_group = UINT32_MAX;
   for (size_t i = 0; i < ranges.size(); ++i) {
     const PathRange& r = ranges[i];
     finder.Compute(r.worker, r.begin, r.end, &cp);
     MergedPath& p = out.paths[i];
     p.range = PathRange{r.worker, cp.begin, cp.end};
     p.links = cp.links;
-    first[i] = segs.size();
-    segs.insert(segs.end(), cp.segments.begin(), cp.segments.end());
+    first[i] = times.size();
+    for (const PathSegment& seg : cp.segments) {
+      const uint64_t key = KeyOf(seg);
+      if (last_group == UINT32_MAX || key != last_key) {
+        auto [it, added] = group_of.try_emplace(key, static_cast<uint32_t>(keys.size()));
+        if (added) {
+          keys.push_back(key);
+          protos.push_back(seg);
+        }
+        last_key = key;
+        last_group = it->second;
+      }
+      times.push_back({seg.start, seg.end});
+      group_of_segment.push_back(last_group);
+    }
   }
-  first[ranges.size()] = segs.size();
-  out.segments = segs.size();
+  const size_t num_segments = times.size();
+  first[ranges.size()] = num_segments;
+  out.segments = num_segments;
 
-  // Segments grouped by (thread, state, qualifier), groups in key order, in time order
-  // within a group. Keys are few (thousands) against ~10^6 segments: a small hash table
-  // gives each segment its group, a counting sort places the segments group by group, and
-  // only each group is sorted by start (a full sort by key and start took twice as long).
-  // The segment's times are copied in so that grouping reads this array in order instead of
-  // jumping around `segs`.
+  // Segments grouped, groups in key order, in time order within a group: a counting sort
+  // places the segments group by group, and only each group is sorted by start (a full sort
+  // by key and start took twice as long). The segment's times are copied in so that grouping
+  // reads this array in order.
   struct Entry {
     int64_t start;
     int64_t end;
     uint32_t segment;
   };
-  std::unordered_map<uint64_t, uint32_t> group_of;
-  std::vector<uint64_t> keys;
-  std::vector<PathSegment> protos;  // per group: its first segment (thread, state, qualifier)
-  std::vector<uint32_t> group_of_segment(segs.size());
-  {
-    uint64_t last_key = 0;
-    uint32_t last_group = UINT32_MAX;
-    for (size_t i = 0; i < segs.size(); ++i) {
-      const uint64_t key = KeyOf(segs[i]);
-      if (last_group == UINT32_MAX || key != last_key) {
-        auto [it, added] = group_of.try_emplace(key, static_cast<uint32_t>(keys.size()));
-        if (added) {
-          keys.push_back(key);
-          protos.push_back(segs[i]);
-        }
-        last_key = key;
-        last_group = it->second;
-      }
-      group_of_segment[i] = last_group;
-    }
-  }
   std::vector<uint32_t> by_key(keys.size());
   std::iota(by_key.begin(), by_key.end(), 0u);
   std::sort(by_key.begin(), by_key.end(),
@@ -95,17 +98,15 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   std::vector<size_t> group_begin(keys.size() + 1, 0);
   for (uint32_t grp : group_of_segment) ++group_begin[rank[grp] + 1];
   for (size_t r = 0; r < keys.size(); ++r) group_begin[r + 1] += group_begin[r];
-  std::vector<Entry> order(segs.size());
+  std::vector<Entry> order(num_segments);
   {
     std::vector<size_t> fill(group_begin.begin(), group_begin.end() - 1);
-    for (size_t i = 0; i < segs.size(); ++i)
+    for (size_t i = 0; i < num_segments; ++i)
       order[fill[rank[group_of_segment[i]]]++] =
-          Entry{segs[i].start, segs[i].end, static_cast<uint32_t>(i)};
+          Entry{times[i].start, times[i].end, static_cast<uint32_t>(i)};
   }
-  // From here on the segments are read through `order` and the groups' prototypes: their
-  // array (a third of this function's peak memory on a large recording) goes now.
-  const size_t num_segments = segs.size();
-  std::vector<PathSegment>().swap(segs);
+  // From here on the segments are read through `order` and the groups' prototypes.
+  std::vector<Times>().swap(times);
   std::vector<uint32_t>().swap(group_of_segment);
   // A group's segments come path after path, each path's in time order: a group that only
   // one path (or paths of one thread, given in time order) goes through is sorted already.
@@ -118,11 +119,11 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // Per group, its boundaries (every start and end of its segments, from every path): a
   // piece of one path is cut wherever a piece of another path on the same state begins or
   // ends, so common parts become equal pieces, each one node. A segment's pieces are the
-  // boundary intervals [bound[j], bound[j + 1]) it covers; node_at[j] is that piece's node.
+  // boundary intervals [bound[j], bound[j + 1]) it covers (the bounds of one group at a
+  // time: a node keeps its own start and end); node_at[j] is that piece's node.
   // Segment k's pieces are the intervals first_bound[k] .. end_bound[k] - 1 (global indexes).
   std::vector<uint32_t> first_bound(num_segments), end_bound(num_segments);
   out.nodes.reserve(num_segments);  // at most one node per piece; untouched pages cost nothing
-  std::vector<int64_t> bounds;
   std::vector<uint32_t> node_at;
   std::vector<int64_t> starts, ends, group;
   for (size_t r = 0; r < keys.size(); ++r) {
@@ -139,9 +140,9 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     group.resize(starts.size() + ends.size());
     std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), group.begin());
     group.erase(std::unique(group.begin(), group.end()), group.end());
-    const size_t base = bounds.size();
-    bounds.insert(bounds.end(), group.begin(), group.end());
-    node_at.resize(bounds.size(), UINT32_MAX);
+    // The group's intervals have global indexes base.. in node_at.
+    const size_t base = node_at.size();
+    node_at.resize(base + group.size(), UINT32_MAX);
     const PathSegment& proto = protos[by_key[r]];
     size_t j0 = 0;  // the segments come by start: their first boundary only moves forward
     for (size_t k = lo; k < hi; ++k) {
@@ -161,6 +162,7 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
       end_bound[sg.segment] = static_cast<uint32_t>(base + j);
     }
   }
+  std::vector<Entry>().swap(order);  // before the paths' node lists are allocated
   for (size_t i = 0; i < ranges.size(); ++i) {
     MergedPath& p = out.paths[i];
     size_t pieces = 0;
