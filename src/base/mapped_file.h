@@ -1,4 +1,6 @@
 // A whole file mapped read-only into memory: its bytes without copying them into the heap.
+// The file must not shrink while mapped (reading a page beyond its new end raises SIGBUS);
+// files that only grow, as appended logs do, are safe: the mapping keeps the size it had.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,9 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile() { Unmap(); }
 
+  // Never a null pointer, even for an empty file (libraries copying it call memcpy).
   std::string_view text() const {
+    if (!data_) return std::string_view("", 0);
     return {static_cast<const char*>(data_), static_cast<size_t>(size_)};
   }
 

@@ -41,6 +41,7 @@ TEST_F(MappedFileTest, AnEmptyFileGivesAnEmptyText) {
   auto f = MappedFile::Open((dir_ / "empty").string());
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_TRUE(f->text().empty());
+  EXPECT_NE(f->text().data(), nullptr);
 }
 
 TEST_F(MappedFileTest, MissingFilesAndDirectoriesAreErrorsNamingThePath) {

@@ -1,7 +1,5 @@
 // `causeway requests TRACE_DIR...` and `causeway request TRACE_DIR... ID`: spans joined with
 // the kernel traces; each request's critical path and what held it back.
-#include <malloc.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <future>
@@ -76,10 +74,6 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
       std::async(std::launch::async | std::launch::deferred, [&span_paths, &traces] {
         SideRead r{spans::ReadSpanFiles(span_paths), spans::SyncEvents{}};
         if (r.spans.ok()) r.sync = spans::ReadSyncEvents(traces);
-        // This thread's malloc arena is not the main thread's: give back what reading freed
-        // (the parser's buffers, vectors outgrown) rather than keep it unused beside the
-        // analysis' own (about 9 MB of 230 on the 10,000-request recording).
-        malloc_trim(0);
         return r;
       });
   auto kernel = LoadKernelAnalysis(traces, o.sync, /*other_busy=*/1);

@@ -543,7 +543,7 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
     // a file's, and no page of a file-sized buffer to fault in).
     auto mapped = MappedFile::Open(f);
     if (!mapped.ok())
-      return IoError(fmt::format("Cannot read span file {}: {}", f, mapped.status().ToString()));
+      return mapped.status().WithContext(fmt::format("Cannot read span file {}", f));
     RETURN_IF_ERROR(ParseSpanText(parser, mapped->text(), f, &set));
     set.files.push_back(f);
   }

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "ctf/reader/event_reader.h"
 #include "ctf/writer/ctf_writer.h"
 
 namespace causeway::spans {
@@ -308,11 +309,29 @@ TEST(SyncEvents, ReadThenTransformedEqualsReadThroughTheTransform) {
     set.spans.push_back(s);
     return set;
   };
-  SpanSet after = make_set(), through = make_set();
+  SpanSet after = make_set(), paths = make_set();
   ApplySyncEvents(*events, &after, transforms);
-  ASSERT_TRUE(ApplySyncEvents({dir.string()}, &through, transforms).ok());
+  ASSERT_TRUE(ApplySyncEvents({dir.string()}, &paths, transforms).ok());
+  // The reference: the sync events' times as the reader gives them when it applies the
+  // transform itself (how they were read before the split), in its merged order.
+  std::vector<std::pair<std::string, int64_t>> through;
+  {
+    auto reader =
+        ctf::EventReader::Open({(dir / "ust").string()}, ctf::ReaderOptions::ByHost(transforms));
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    while (const ctf::Event* e = (*reader)->Next())
+      if (e->plan && e->name() != "app:other")
+        through.emplace_back(std::string(e->name()), static_cast<int64_t>(e->timestamp));
+    ASSERT_TRUE((*reader)->status().ok());
+  }
+  const std::vector<std::pair<std::string, int64_t>> expected_through = {
+      {"jaeger_ust:start_span", after.spans[0].start_ns},
+      {"causeway_ust:activate", after.activations.at(0).begin_ns},
+      {"causeway_ust:deactivate", after.activations.at(0).end_ns},
+      {"jaeger_ust:end_span", after.spans[0].end_ns}};
+  EXPECT_EQ(through, expected_through);
   const ClockTransform& host = transforms.at("ust-host");
-  for (const SpanSet* set : {&after, &through}) {
+  for (const SpanSet* set : {&after, &paths}) {
     ASSERT_EQ(set->synced, 1u);
     EXPECT_EQ(set->spans[0].start_ns, host.Apply(1'000'001'000));
     EXPECT_EQ(set->spans[0].end_ns, host.Apply(1'000'005'000));

@@ -103,7 +103,7 @@ class DecodePipeline {
 // Decoding threads when ReaderOptions::decode_threads is left at its default: the
 // CAUSEWAY_DECODE_THREADS environment variable if set (0 = decode in the caller's thread),
 // else the CPUs available less the caller's thread and `other_busy` threads the program
-// runs beside the read, at most 4 (0 on a single CPU).
+// runs beside the read, at most 4 (0 when no CPU is left).
 unsigned DefaultDecodeThreads(unsigned other_busy = 0);
 
 }  // namespace causeway::ctf
