@@ -10,8 +10,8 @@
 //                                                 (/var/run/netns/NAME, as `ip netns` makes
 //                                                 them): the server in SERVER_NS listens on
 //                                                 SERVER_ADDR, the client in CLIENT_NS;
-//                                                 2 ms between round trips, so that the
-//                                                 exchange spans seconds (clock drift)
+//                                                 0.5 ms between round trips, so that the
+//                                                 exchange spans about a second (drift)
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -128,7 +128,7 @@ int TcpPingPong(int n, FILE* info, const char* client_ns = nullptr, const char* 
   for (int i = 0; i < n; ++i) {
     WriteExact(s, buf, sizeof(buf));
     ReadExact(s, buf, sizeof(buf));
-    if (client_ns) ::usleep(2000);
+    if (client_ns) ::usleep(500);
   }
   ::close(s);
   int status = 0;
