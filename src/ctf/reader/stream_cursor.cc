@@ -447,6 +447,7 @@ void StreamCursor::PrepareFastPath() {
   }
 
   fast_table_.assign(sp->by_id.size(), FastEvent{});
+  steps_.clear();
   for (size_t id = 0; id < sp->by_id.size(); ++id) {
     const EventPlan* ep = sp->by_id[id];
     if (!ep) continue;
@@ -472,6 +473,19 @@ void StreamCursor::PrepareFastPath() {
     if (!fixed) {
       fe.num_parts = 0;
       fe.body = FastEvent::kWalk;
+      const size_t first = steps_.size();
+      bool simple = true;
+      for (const auto& [plan, scope] : body) {
+        if (plan->present)
+          simple = simple && AppendSteps(*plan, slots_[static_cast<int>(scope)].data(), &steps_);
+      }
+      if (simple) {
+        fe.body = FastEvent::kSteps;
+        fe.first_step = static_cast<uint32_t>(first);
+        fe.num_steps = static_cast<uint32_t>(steps_.size() - first);
+      } else {
+        steps_.resize(first);
+      }
     } else if (aligned) {
       fe.body = FastEvent::kAligned;
     } else {
@@ -555,8 +569,70 @@ bool StreamCursor::DecodeEvent() {
   return true;
 }
 
+bool StreamCursor::AppendSteps(const ScopePlan& plan, uint64_t* slots, std::vector<Step>* steps) {
+  if (plan.fixed) {
+    steps->push_back({slots, uint64_t{plan.fixed_align_bits} - 1, plan.fixed_bits, false});
+    return true;
+  }
+  // The compiler emits, per run of fields at constant offsets from one another: a mark of a
+  // new slot, then (before a string or at the end) a sync to that slot plus the run's size.
+  Step* open = nullptr;  // the step of the last mark, until its sync
+  bool synced = false;
+  for (const Op& op : plan.ops) {
+    switch (op.code) {
+      case OpCode::kMark:
+        if (open && !synced) return false;  // a mark while the previous run's end is unknown
+        steps->push_back({slots + op.slot, uint64_t{op.align_bits} - 1, 0, false});
+        open = &steps->back();
+        synced = false;
+        break;
+      case OpCode::kSync:
+        if (!open || synced || open->slot != slots + op.slot) return false;
+        open->bits = op.offset_bits;
+        synced = true;
+        break;
+      case OpCode::kString:
+        if (!open || !synced || open->string) return false;
+        open->string = true;
+        break;
+      case OpCode::kEnd:
+        return open && synced;
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+bool StreamCursor::RunSteps(const FastEvent& fe, uint64_t* pos) const {
+  const Step* s = steps_.data() + fe.first_step;
+  const Step* const last = s + fe.num_steps;
+  const uint64_t end = content_end_;
+  const uint8_t* data = data_;
+  uint64_t p = *pos;
+  for (; s != last; ++s) {
+    p = (p + s->align_mask) & ~s->align_mask;
+    *s->slot = p;
+    p += s->bits;
+    if (p > end) return false;
+    if (s->string) {
+      if (p & 7) return false;
+      const uint8_t* str = data + (p >> 3);
+      const uint8_t* nul = FindNul(str, (end - p) >> 3);
+      if (!nul) return false;
+      p += static_cast<uint64_t>(nul - str + 1) * 8;
+    }
+  }
+  *pos = p;
+  return true;
+}
+
 bool StreamCursor::DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock) {
-  if (fe.body == FastEvent::kAligned) {
+  if (fe.body == FastEvent::kSteps) {
+    // Any problem (overrun, unaligned or unterminated string): the generic path starts over
+    // and names it.
+    if (!RunSteps(fe, &pos)) return DecodeEventGeneric();
+  } else if (fe.body == FastEvent::kAligned) {
     // Check every scope before the first store, so the fallback starts from a clean state.
     uint64_t at[3];
     const unsigned n = fe.num_parts;

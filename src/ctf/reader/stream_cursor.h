@@ -136,20 +136,36 @@ class StreamCursor {
       kStatic,
       // Fixed layouts, but some scope must align at run time.
       kAligned,
-      // Some scope depends on the data: the plan's ops walk it.
+      // Fixed runs and strings only (no sequence, loop or variant): a short list of steps
+      // (align, mark, skip fixed bits, skip a string) instead of the plan's ops.
+      kSteps,
+      // Some scope depends on the data in other ways: the plan's ops walk it.
       kWalk,
     };
     const EventPlan* plan = nullptr;  // nullptr: the id is not declared
     uint32_t class_index = 0;
     Body body = kWalk;
     uint8_t num_parts = 0;
-    uint64_t body_bits = 0;  // kStatic: from the header end to the event end
+    uint64_t body_bits = 0;                  // kStatic: from the header end to the event end
+    uint32_t first_step = 0, num_steps = 0;  // kSteps: in steps_
     struct Part {
       uint64_t* slot;       // the scope's slot 0
       uint64_t align_mask;  // kAligned: alignment - 1
       uint64_t bits;        // kStatic: offset from the header end; kAligned: size
     } parts[3] = {};
   };
+  // One step of a kSteps body: align, mark the scope slot, skip `bits`, then a string if
+  // `string`. Scopes whose ops are marks, syncs to the last mark and strings compile to it.
+  struct Step {
+    uint64_t* slot;
+    uint64_t align_mask;
+    uint64_t bits;
+    bool string;
+  };
+  // Appends `plan`'s steps (its slots in `slots`); false when its ops are not that simple.
+  static bool AppendSteps(const ScopePlan& plan, uint64_t* slots, std::vector<Step>* steps);
+  bool RunSteps(const FastEvent& fe, uint64_t* pos) const;
+
   // LTTng compact/large header constants (HeaderFastPath with one_window), precomputed
   // relative to the root-aligned header start. Valid when `enabled`.
   struct LttngHeader {
@@ -182,6 +198,7 @@ class StreamCursor {
   uint64_t num_fast_events_ = 0;
   LttngHeader lttng_;
   std::vector<FastEvent> fast_table_;
+  std::vector<Step> steps_;
 
   const Trace* trace_;
   std::optional<FastTransform> transform_;  // absent for the identity
