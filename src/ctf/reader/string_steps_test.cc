@@ -106,8 +106,9 @@ class Packet {
   void U64(uint64_t v) { Put(&v, 8); }
   void Str(const std::string& s) { Put(s.c_str(), s.size() + 1); }
   void Put(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    bytes_.insert(bytes_.end(), b, b + n);
+    const size_t at = bytes_.size();
+    bytes_.resize(at + n);
+    std::memcpy(bytes_.data() + at, p, n);
   }
   std::vector<uint8_t> bytes_;
   size_t content_at_ = 0;
