@@ -162,16 +162,33 @@ TEST(RequestsCliTest, CpuQuotaIsPreempted) {
 
 TEST(RequestsCliTest, FsyncIsDisk) {
   SKIP_UNLESS_RECORDING_WORKS();
-  TempDir tmp;
-  std::string dir;
   // One request at a time, 256 fsyncs each: the disk, not the two shared cores, is the wait.
   // Each request also sleeps ~10 ms on the customer thread (the demo's simulated query), so
   // the fsyncs must outweigh that on a fast disk too: 96 of them took 14 ms on this VM one
   // day and 8.8 ms another, when the timer became the dominant cause.
-  json j =
-      RecordAndAnalyze(tmp, "--requests 8 --rate 10 --burst 1 --disk-syncs 256 --fault disk", &dir);
-  ExpectConsistent(j, 8);
-  EXPECT_GE(SlowestWithCause(j, 3, "disk"), 2) << j["requests"].dump(1);
+  // The two cores are shared with the recorder, the demo's other services and, on a shared
+  // VM, its neighbours: a request that CPU contention preempted longer than it waited for the
+  // disk is rightly labelled "preempted", and such a recording says nothing about the disk
+  // diagnosis. Only then is the demo recorded again (at most three recordings); any other
+  // cause beating the disk fails at once.
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    SCOPED_TRACE("recording " + std::to_string(attempt));
+    TempDir tmp;
+    std::string dir;
+    json j = RecordAndAnalyze(tmp, "--requests 8 --rate 10 --burst 1 --disk-syncs 256 --fault disk",
+                              &dir);
+    ExpectConsistent(j, 8);
+    const int disk = SlowestWithCause(j, 3, "disk");
+    const int preempted = SlowestWithCause(j, 3, "preempted");
+    if (disk >= 2 || disk + preempted < 3 || attempt == 3) {
+      EXPECT_GE(disk, 2) << j["requests"].dump(1);
+      return;
+    }
+    std::printf(
+        "recording %d: %d of the 3 slowest requests were preempted longer than they "
+        "waited for the disk (CPU contention); recording again\n",
+        attempt, preempted);
+  }
 }
 
 TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
