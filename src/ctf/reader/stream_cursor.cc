@@ -470,7 +470,8 @@ void StreamCursor::PrepareFastPath() {
       fe.parts[fe.num_parts++] = {slots_[static_cast<int>(scope)].data(),
                                   uint64_t{plan->fixed_align_bits} - 1, plan->fixed_bits};
     }
-    if (!fixed) {
+    if (!fixed || aligned) {
+      // Steps when every scope is fixed or made of fixed runs and strings, else the ops.
       fe.num_parts = 0;
       fe.body = FastEvent::kWalk;
       const size_t first = steps_.size();
@@ -486,8 +487,6 @@ void StreamCursor::PrepareFastPath() {
       } else {
         steps_.resize(first);
       }
-    } else if (aligned) {
-      fe.body = FastEvent::kAligned;
     } else {
       // From a position aligned to end_align, aligning to a divisor of it is static.
       uint64_t rel = 0;
@@ -630,19 +629,8 @@ bool StreamCursor::RunSteps(const FastEvent& fe, uint64_t* pos) const {
 bool StreamCursor::DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock) {
   if (fe.body == FastEvent::kSteps) {
     // Any problem (overrun, unaligned or unterminated string): the generic path starts over
-    // and names it.
+    // (rewriting every slot the steps stored) and names it.
     if (!RunSteps(fe, &pos)) return DecodeEventGeneric();
-  } else if (fe.body == FastEvent::kAligned) {
-    // Check every scope before the first store, so the fallback starts from a clean state.
-    uint64_t at[3];
-    const unsigned n = fe.num_parts;
-    for (unsigned i = 0; i < n; ++i) {
-      const FastEvent::Part& part = fe.parts[i];
-      at[i] = (pos + part.align_mask) & ~part.align_mask;
-      pos = at[i] + part.bits;
-    }
-    if (pos > content_end_) return DecodeEventGeneric();  // reports the overrun
-    for (unsigned i = 0; i < n; ++i) *fe.parts[i].slot = at[i];
   } else {
     clock_ = clock;  // as the generic path leaves it if the walk fails
     if (!WalkBody(fe.plan, &pos)) return false;

@@ -102,7 +102,7 @@ class StreamCursor {
   // The body walk of a kWalk event after the fast header.
   bool WalkBody(const EventPlan* ep, uint64_t* pos);
   struct FastEvent;
-  // A kAligned or kWalk body from `pos`, after the fast header; out of line to keep the
+  // A kSteps or kWalk body from `pos`, after the fast header; out of line to keep the
   // fast path's register use low.
   [[gnu::noinline]] bool DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock);
   // Shared tail: timestamp (clamped), statistics and the event's fields.
@@ -134,10 +134,9 @@ class StreamCursor {
       // layout, and none needs more alignment than the header end guarantees: each scope
       // starts at a constant offset from the header end.
       kStatic,
-      // Fixed layouts, but some scope must align at run time.
-      kAligned,
-      // Fixed runs and strings only (no sequence, loop or variant): a short list of steps
-      // (align, mark, skip fixed bits, skip a string) instead of the plan's ops.
+      // Fixed runs and strings only (no sequence, loop or variant), or fixed layouts that
+      // must align at run time: a short list of steps (align, mark, skip fixed bits, skip a
+      // string) instead of the plan's ops.
       kSteps,
       // Some scope depends on the data in other ways: the plan's ops walk it.
       kWalk,
@@ -150,8 +149,8 @@ class StreamCursor {
     uint32_t first_step = 0, num_steps = 0;  // kSteps: in steps_
     struct Part {
       uint64_t* slot;       // the scope's slot 0
-      uint64_t align_mask;  // kAligned: alignment - 1
-      uint64_t bits;        // kStatic: offset from the header end; kAligned: size
+      uint64_t align_mask;  // while preparing: alignment - 1
+      uint64_t bits;        // kStatic: offset from the header end
     } parts[3] = {};
   };
   // One step of a kSteps body: align, mark the scope slot, skip `bits`, then a string if
