@@ -536,6 +536,10 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
     total += fs::file_size(f, ec);
   }
   set.by_id.reserve(total / 512);
+  // The spans too (a little more generously: untouched capacity costs no memory): growing by
+  // doubling left up to half the vector unused and, with the copy, more at its peak (36 MB
+  // for 22 MB of spans on a 10,000-request recording).
+  set.spans.reserve(total / 448);
   simdjson::dom::parser parser;
   for (const std::string& f : files) {
     // Mapped, not read into a padded copy: JSON Lines files are parsed a line at a time,
