@@ -55,7 +55,10 @@ struct Loaded {
   requests::RequestAnalysis requests;
 };
 
-StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOptions& o) {
+// `keep_paths`: whether each request's critical path is kept after its summary is made (the
+// HTML report, one request's report and the export draw them; the listings do not).
+StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOptions& o,
+                      bool keep_paths) {
   std::vector<std::string> span_paths = o.spans.empty() ? DefaultSpans(traces) : o.spans;
   if (span_paths.empty())
     return NotFound(
@@ -98,6 +101,7 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
     spans::TransformUnsynced(it->second, &l.spans);
   requests::RequestOptions ro;
   ro.host = o.host;
+  ro.keep_paths = keep_paths;
   ASSIGN_OR_RETURN(l.requests, requests::AnalyzeRequests(l.kernel->graph, l.spans, ro));
   return l;
 }
@@ -105,7 +109,7 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
 int RunRequests(const RequestsOptions& o) {
   if (o.limit < -1)
     return fmt::print(stderr, "causeway requests: --limit must be -1 (all) or more\n"), 2;
-  auto l = Load(o.args, o);
+  auto l = Load(o.args, o, /*keep_paths=*/o.format == "html");
   if (!l.ok()) return fmt::print(stderr, "causeway requests: {}\n", l.status().ToString()), 1;
   const graph::ExecutionGraph& g = l->kernel->graph;
   if (o.format == "html") {
@@ -135,7 +139,7 @@ int RunRequest(const RequestsOptions& o) {
            2;
   const std::vector<std::string> traces(o.args.begin(), o.args.end() - 1);
   const std::string& id = o.args.back();
-  auto l = Load(traces, o);
+  auto l = Load(traces, o, /*keep_paths=*/true);
   if (!l.ok()) return fmt::print(stderr, "causeway request: {}\n", l.status().ToString()), 1;
   auto index = requests::FindRequest(l->requests, l->spans, id);
   if (!index.ok())
@@ -170,7 +174,7 @@ void AddCommon(CLI::App* cmd, RequestsOptions* o, bool html) {
 
 int RunExport(const RequestsOptions& o) {
   if (o.output.empty()) return fmt::print(stderr, "causeway export: give -o FILE\n"), 2;
-  auto l = Load(o.args, o);
+  auto l = Load(o.args, o, /*keep_paths=*/true);
   if (!l.ok()) return fmt::print(stderr, "causeway export: {}\n", l.status().ToString()), 1;
   const std::string out = report::ChromeTrace(l->kernel->graph, l->spans, l->requests).dump();
   FILE* f = std::fopen(o.output.c_str(), "w");

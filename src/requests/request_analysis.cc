@@ -230,12 +230,16 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
   // Per request (time by other request, by thread) before summing: reused, not reallocated.
   std::vector<std::pair<int32_t, int64_t>> by_request;
   std::vector<std::pair<WorkerId, int64_t>> by_thread;
+  // The request's path while it is built and summed up: kept (copied at its exact size) only
+  // with options.keep_paths.
+  std::vector<Piece> path;
   for (size_t ri = 0; ri < out.requests.size(); ++ri) {
     Request& r = out.requests[ri];
+    path.clear();
     if (r.worker == graph::kNoWorker) {
       ++out.requests_without_thread;
       if (r.end > r.start)
-        r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
+        path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
     } else {
       const graph::MergedPath& thread_path = path_of(r.worker, r.start);
       const std::vector<graph::PathSegment> segments =
@@ -249,12 +253,13 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
       auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
       const auto first =
           std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
-      r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
+      if (options.keep_paths)
+        r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
       // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
       int64_t covered = r.start;
       auto unknown_until = [&](int64_t t) {
         if (t > covered)
-          r.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
+          path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
       };
       for (const graph::PathSegment& seg : segments) {
         unknown_until(seg.start);
@@ -276,26 +281,26 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
             p.cause = Cause::kWaitingForThread;
           }
           // Merge with the previous piece when nothing changes.
-          if (!r.path.empty() && r.path.back().end == a && r.path.back().worker == p.worker &&
-              r.path.back().state == p.state && r.path.back().cause == p.cause &&
-              r.path.back().other_request == p.other_request) {
-            r.path.back().end = b;
+          if (!path.empty() && path.back().end == a && path.back().worker == p.worker &&
+              path.back().state == p.state && path.back().cause == p.cause &&
+              path.back().other_request == p.other_request) {
+            path.back().end = b;
           } else {
-            r.path.push_back(p);
+            path.push_back(p);
           }
           a = b;
         }
         covered = std::max(covered, seg.end);
       }
       unknown_until(r.end);
-      // Kept for the whole report: without the slack of its growth (17 MB of a 217 MB peak
-      // on a 10,000-request recording).
-      r.path.shrink_to_fit();
     }
+    // Kept for the whole report at its exact size (the slack of its growth was 17 MB of a
+    // 217 MB peak on a 10,000-request recording).
+    if (options.keep_paths) r.path.assign(path.begin(), path.end());
     // Summaries (seed 000 §3.5).
     by_request.clear();
     by_thread.clear();
-    for (const Piece& p : r.path) {
+    for (const Piece& p : path) {
       const int64_t d = p.end - p.start;
       r.by_cause[static_cast<int>(p.cause)] += d;
       if (p.cause == Cause::kBlockedByRequest) r.blocked_by_state[static_cast<int>(p.state)] += d;
@@ -318,7 +323,7 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
                      : static_cast<Cause>(best);
     // The thread holding most of the dominant cause (ties: the lowest id).
     by_thread.clear();
-    for (const Piece& p : r.path)
+    for (const Piece& p : path)
       if (p.cause == r.dominant && p.worker != graph::kNoWorker)
         by_thread.emplace_back(p.worker, p.end - p.start);
     const auto in_cause = Largest(by_thread);

@@ -93,6 +93,10 @@ struct RequestAnalysis {
 
 struct RequestOptions {
   std::string host;  // the host whose threads the spans ran on (default: the first one)
+  // False: each request's path and links are dropped once its summary is made (every path is
+  // still computed). Listings need only the summaries; the paths were the largest part of
+  // the memory on a 10,000-request recording (49 of 194 MB).
+  bool keep_paths = true;
 };
 
 StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
