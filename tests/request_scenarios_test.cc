@@ -1,5 +1,7 @@
 // Request critical paths (seed 000 Alg. 1 and §3.4) on small kernel scenarios with spans:
 // events in, each request's labelled path and dominant cause out.
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -57,10 +59,38 @@ std::string Pieces(const KernelScenario& k, const requests::RequestAnalysis& a, 
   return out;
 }
 
+// Every scenario is also analysed without keeping the paths (the listings): the same
+// summaries, and no path or link left.
+void ExpectSameSummariesWithoutPaths(const KernelScenario& k, const spans::SpanSet& s,
+                                     const requests::RequestAnalysis& kept) {
+  requests::RequestOptions o;
+  o.keep_paths = false;
+  auto a = requests::AnalyzeRequests(k.graph(), s, o);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ(a->requests.size(), kept.requests.size());
+  for (size_t i = 0; i < kept.requests.size(); ++i) {
+    const requests::Request& x = a->requests[i];
+    const requests::Request& y = kept.requests[i];
+    EXPECT_TRUE(x.path.empty());
+    EXPECT_TRUE(x.links.empty());
+    EXPECT_TRUE(std::equal(std::begin(x.by_cause), std::end(x.by_cause), std::begin(y.by_cause)));
+    EXPECT_TRUE(std::equal(std::begin(x.blocked_by_state), std::end(x.blocked_by_state),
+                           std::begin(y.blocked_by_state)));
+    EXPECT_EQ(x.by_request, y.by_request);
+    EXPECT_EQ(x.by_thread, y.by_thread);
+    EXPECT_EQ(x.dominant, y.dominant);
+    EXPECT_EQ(x.dominant_thread, y.dominant_thread);
+    EXPECT_EQ(x.dominant_request, y.dominant_request);
+    EXPECT_EQ(x.diagnosis, y.diagnosis);
+  }
+}
+
 requests::RequestAnalysis Analyze(const KernelScenario& k, const spans::SpanSet& s) {
   auto a = requests::AnalyzeRequests(k.graph(), s);
   EXPECT_TRUE(a.ok()) << a.status().ToString();
-  return a.ok() ? *a : requests::RequestAnalysis{};
+  if (!a.ok()) return requests::RequestAnalysis{};
+  ExpectSameSummariesWithoutPaths(k, s, *a);
+  return *a;
 }
 
 // Causes tile each request's latency.
