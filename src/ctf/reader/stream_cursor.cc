@@ -561,7 +561,22 @@ bool StreamCursor::DecodeEvent() {
   hs[0] = base;
   hs[compact_slot] = compact_at;
   hs[extended_slot] = extended_at;
-  for (unsigned i = 0; i < n; ++i) *fe.parts[i].slot = body + fe.parts[i].bits;
+  // At most three parts (stream event context, event context, payload): unrolled, the
+  // stores cost no loop counter or branch per part.
+  const FastEvent::Part* parts = fe.parts;
+  switch (n) {
+    case 3:
+      *parts[2].slot = body + parts[2].bits;
+      [[fallthrough]];
+    case 2:
+      *parts[1].slot = body + parts[1].bits;
+      [[fallthrough]];
+    case 1:
+      *parts[0].slot = body + parts[0].bits;
+      break;
+    default:
+      break;
+  }
   // The header is never empty here (compact.size > 0, extended_end > extended_at), so the
   // event made progress.
   Finish(ep, class_index, pos, clock);
