@@ -250,11 +250,12 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
       const int64_t hi = std::min(r.end, thread_path.range.end);
       // The links are in order of to_ts: the slice's are one run of them, found by binary
       // search (a thread's path may hold the links of hundreds of requests).
-      auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
-      const auto first =
-          std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
-      if (options.keep_paths)
+      if (options.keep_paths) {
+        auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
+        const auto first =
+            std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
         r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
+      }
       // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
       int64_t covered = r.start;
       auto unknown_until = [&](int64_t t) {
