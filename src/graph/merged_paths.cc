@@ -154,8 +154,12 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
         uint32_t& n = node_at[base + j];
         if (n == UINT32_MAX) {
           n = static_cast<uint32_t>(out.nodes.size());
-          out.nodes.push_back(
-              MergedNode{proto.worker, proto.state, proto.qualifier, group[j], group[j + 1], 0});
+          out.nodes.push_back(MergedNode{.worker = proto.worker,
+                                         .qualifier = proto.qualifier,
+                                         .start = group[j],
+                                         .end = group[j + 1],
+                                         .paths = 0,
+                                         .state = proto.state});
         }
         ++out.nodes[n].paths;  // a path passes through a node once: its segments tile
       }

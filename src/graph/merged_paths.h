@@ -24,14 +24,16 @@
 
 namespace causeway::graph {
 
+// Fields ordered for size: 32 bytes, not 40 (643,000 nodes on a 10,000-request recording).
 struct MergedNode {
   WorkerId worker = kNoWorker;
-  State state = State::kUnknown;
   StringId qualifier = 0;
   int64_t start = 0;
   int64_t end = 0;
   uint32_t paths = 0;  // how many paths go through this node
+  State state = State::kUnknown;
 };
+static_assert(sizeof(MergedNode) == 32);
 
 // A thread and the range of its path.
 struct PathRange {
