@@ -14,7 +14,7 @@
 // fields, same order, same errors, at the same point of the stream).
 //
 // Memory stays bounded: a stream is at most kRingBatches batches ahead of the merge, and a
-// cursor releases mapped pages only below the packets the merge still reads.
+// cursor reuses its chunks only below the packets the merge still reads.
 #pragma once
 
 #include <atomic>

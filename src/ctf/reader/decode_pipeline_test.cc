@@ -147,7 +147,7 @@ TEST(DecodePipelineTest, TheFailCorpusFailsTheSame) {
 }
 
 // A reader dropped in the middle of a read stops its workers (this returns, ASan sees no
-// leak) and never reads a stream's bytes after they are unmapped.
+// leak) and never reads a stream's bytes after their chunk is freed.
 TEST(DecodePipelineTest, AReaderDroppedMidReadStopsItsWorkers) {
   for (int round = 0; round < 20; ++round) {
     ReaderOptions o;

@@ -1,7 +1,6 @@
 #include "ctf/reader/stream_cursor.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,7 +15,6 @@ namespace causeway::ctf {
 namespace {
 
 constexpr uint32_t kCtfMagic = 0xC1FC1FC1;
-constexpr uint64_t kReleaseChunk = 4ull << 20;  // release mapped pages every 4 MiB
 
 inline uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
@@ -44,7 +42,6 @@ StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t st
 }
 
 StreamCursor::~StreamCursor() {
-  if (mapped_) munmap(const_cast<uint8_t*>(map_), file_size_);
   if (fd_ >= 0) close(fd_);
 }
 
@@ -57,12 +54,7 @@ Status StreamCursor::Open() {
     return IoError(fmt::format("Cannot stat {}: {}", path_, strerror(errno)));
   file_size_ = static_cast<uint64_t>(st.st_size);
   stats_.file_bytes = file_size_;
-  if (file_size_ == 0) return Status::Ok();
-  void* m = mmap(nullptr, file_size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-  if (m == MAP_FAILED) return IoError(fmt::format("Cannot map {}: {}", path_, strerror(errno)));
-  map_ = static_cast<const uint8_t*>(m);
-  mapped_ = true;
-  madvise(m, file_size_, MADV_SEQUENTIAL);
+  posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: larger read-ahead
   SizeHeaderSlots();
   return Status::Ok();
 }
@@ -70,7 +62,7 @@ Status StreamCursor::Open() {
 Status StreamCursor::OpenMemory(const uint8_t* data, uint64_t size) {
   file_size_ = size;
   stats_.file_bytes = size;
-  map_ = data;
+  memory_ = data;
   SizeHeaderSlots();
   return Status::Ok();
 }
@@ -103,14 +95,63 @@ uint64_t StreamCursor::Read(const PlanNode* n) const {
 }
 
 void StreamCursor::ReleaseBehind() {
-  if (!mapped_) return;
-  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   const uint64_t behind =
       release_limited_ ? std::min(packet_offset_, release_limit_) : packet_offset_;
-  const uint64_t upto = behind / page * page;
-  if (upto <= released_ || upto - released_ < kReleaseChunk) return;
-  madvise(const_cast<uint8_t*>(map_) + released_, upto - released_, MADV_DONTNEED);
-  released_ = upto;
+  // Chunks start at increasing offsets and each ends past its predecessor (a chunk is read
+  // only for bytes the last one does not hold), so the ones to release come first.
+  size_t n = 0;
+  while (n < chunks_.size() && chunks_[n].end <= behind) ++n;
+  for (size_t i = 0; i < n; ++i)
+    if (spare_.size() < kMaxSpareChunks) spare_.push_back(std::move(chunks_[i]));
+  chunks_.erase(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+bool StreamCursor::LoadBytes(uint64_t offset, uint64_t size, uint64_t* held) {
+  if (memory_) {
+    event_.data = data_ = memory_ + offset;
+    event_.data_end = memory_ + file_size_;
+    if (held) *held = file_size_ - offset;
+    return true;
+  }
+  if (chunks_.empty() || offset < chunks_.back().begin || offset + size > chunks_.back().end) {
+    const uint64_t want = std::min(file_size_ - offset, std::max(size, kChunkBytes));
+    Chunk c;
+    for (auto it = spare_.begin(); it != spare_.end(); ++it) {
+      if (it->capacity >= want) {
+        c = std::move(*it);
+        spare_.erase(it);
+        break;
+      }
+    }
+    if (!c.bytes) {
+      c.capacity = std::max(want, kChunkBytes);
+      c.bytes.reset(new uint8_t[c.capacity + kChunkSlack]);  // not zeroed: read over at once
+    }
+    for (uint64_t done = 0; done < want;) {
+      const ssize_t n =
+          pread(fd_, c.bytes.get() + done, want - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0)
+        return Error(IoError(fmt::format("Cannot read {} bytes at offset {}: {}", want - done,
+                                         offset + done, strerror(errno))));
+      if (n == 0)
+        return Error(DataLoss(fmt::format(
+            "the file ends at byte {}, before the {} bytes it had when opened (truncated while "
+            "being read?)",
+            offset + done, file_size_)));
+      done += static_cast<uint64_t>(n);
+    }
+    // Reads that take 8 bytes at once may pass the valid end by up to 7 bytes.
+    std::memset(c.bytes.get() + want, 0, kChunkSlack);
+    c.begin = offset;
+    c.end = offset + want;
+    chunks_.push_back(std::move(c));
+  }
+  const Chunk& c = chunks_.back();
+  event_.data = data_ = c.bytes.get() + (offset - c.begin);
+  event_.data_end = c.bytes.get() + (c.end - c.begin);
+  if (held) *held = c.end - offset;
+  return true;
 }
 
 bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
@@ -229,16 +270,11 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
   }
 }
 
-Status StreamCursor::StartPacket() {
-  packet_offset_ = next_packet_;
-  ReleaseBehind();
-  event_.data = data_ = map_ + packet_offset_;
-  event_.data_end = map_ + file_size_;
-  const uint64_t remaining_bits = (file_size_ - packet_offset_) * 8;
-  content_end_ = remaining_bits;
-  uint64_t pos = 0;
+Status StreamCursor::DecodePacketHeaders(uint64_t window, uint64_t* pos,
+                                         const StreamPlan** stream_plan) {
+  content_end_ = window * 8;
   const TracePlan& tp = trace_->plan();
-  if (tp.packet_header.present && !Run(tp.packet_header, Scope::kPacketHeader, &pos)) return error_;
+  if (tp.packet_header.present && !Run(tp.packet_header, Scope::kPacketHeader, pos)) return error_;
   const WellKnownFields& hk = tp.header_known;
   if (hk.magic) {
     const uint64_t magic = Read(hk.magic);
@@ -283,10 +319,36 @@ Status StreamCursor::StartPacket() {
     if (hk.stream_instance_id) stats_.stream_instance_id = Read(hk.stream_instance_id);
     PrepareFastPath();
   }
-  const WellKnownFields& k = sp->known;
-  if (sp->packet_context.present && !RunScope(sp->packet_context, Scope::kPacketContext, &pos))
+  if (sp->packet_context.present && !RunScope(sp->packet_context, Scope::kPacketContext, pos))
     return error_;
+  *stream_plan = sp;
+  return Status::Ok();
+}
 
+Status StreamCursor::StartPacket() {
+  packet_offset_ = next_packet_;
+  ReleaseBehind();
+  const uint64_t remaining_bits = (file_size_ - packet_offset_) * 8;
+  // The packet's size is in its context, so the header and context are decoded over the
+  // bytes already in memory from the packet's start (a chunk is read when fewer than
+  // kFirstHeaderWindow are); headers that do not fit (never LTTng's or perf's: they take a
+  // few dozen bytes) are decoded again over a wider window, up to kMaxHeaderWindow. The
+  // window's end stands for the packet's end meanwhile, so its errors name the same limit.
+  const uint64_t max_window = std::min(remaining_bits / 8, kMaxHeaderWindow);
+  uint64_t want = std::min(max_window, kFirstHeaderWindow);
+  uint64_t pos;
+  const StreamPlan* sp = nullptr;
+  for (;;) {
+    uint64_t window;
+    if (!LoadBytes(packet_offset_, want, &window)) return error_;
+    window = std::min(window, max_window);
+    pos = 0;
+    Status s = DecodePacketHeaders(window, &pos, &sp);
+    if (s.ok()) break;
+    if (window >= max_window) return s;
+    want = std::min(max_window, window * 8);
+  }
+  const WellKnownFields& k = sp->known;
   uint64_t packet_bits = k.packet_size ? Read(k.packet_size) : remaining_bits;
   uint64_t content_bits = k.content_size ? Read(k.content_size) : packet_bits;
   if (!k.packet_size && k.content_size) packet_bits = AlignUp(content_bits, 8);
@@ -304,6 +366,7 @@ Status StreamCursor::StartPacket() {
     return DataLoss(
         fmt::format("content_size {} bits is smaller than the packet header and context ({} bits)",
                     content_bits, pos));
+  if (!LoadBytes(packet_offset_, packet_bits / 8)) return error_;
   content_end_ = content_bits;
   next_packet_ = packet_offset_ + packet_bits / 8;
   ++stats_.packets;

@@ -1,6 +1,10 @@
 // Decodes one stream file, packet by packet and event by event.
 //
-// The file is memory-mapped; pages behind the cursor are released as it advances so the
+// The file is read with pread into a few buffers (chunks) of at least kChunkBytes, each
+// holding whole packets, rather than memory-mapped: decoding from a small buffer that the
+// copy has just brought into the cache beats touching a page-cache mapping page by page
+// (TLB misses and cold lines on every 4 KiB page; see README). A chunk is reused once the
+// cursor, or the thread still reading its events (LimitReleaseTo), is past it, so the
 // resident set stays bounded whatever the file size. Per stream it reports what it had
 // to repair: timestamps that went backwards (clamped to the previous one, so the stream
 // stays ordered), events the tracer discarded (packet context `events_discarded`) and
@@ -8,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,9 +78,10 @@ class StreamCursor {
   // File offset of the packet being decoded (bytes_consumed): events handed on so far lie in
   // packets at or after the one this named when they were decoded.
   uint64_t packet_offset() const { return packet_offset_; }
-  // By default the cursor releases mapped pages behind its current packet as it advances.
-  // When another thread still reads events it decoded earlier (DecodePipeline), that thread
-  // says how far it is done instead: pages are then released only below `offset`.
+  // By default the cursor reuses the chunks behind its current packet as it advances. When
+  // another thread still reads events it decoded earlier (DecodePipeline), that thread says
+  // how far it is done instead: chunks are then reused only when they end at or below
+  // `offset`.
   void LimitReleaseTo(uint64_t offset) {
     release_limited_ = true;
     release_limit_ = offset;
@@ -123,7 +129,14 @@ class StreamCursor {
   // LTTng compact/large header; returns false when the generic path must decode it.
   bool FastHeader(uint64_t* pos, uint64_t* id);
   uint64_t Read(const PlanNode* n) const;
+  // Points data_ and event_.data at the file's bytes [offset, offset + size), reading a chunk
+  // when the current one does not hold them all; false (error_ set) on a read error. `held`
+  // receives how many bytes from `offset` are in memory (at least `size`).
+  bool LoadBytes(uint64_t offset, uint64_t size, uint64_t* held = nullptr);
+  // Moves the chunks nobody reads any more to the spares.
   void ReleaseBehind();
+  // StartPacket's header and context decode over the first `window` bytes of the packet.
+  Status DecodePacketHeaders(uint64_t window, uint64_t* pos, const StreamPlan** stream_plan);
   // Clock value -> ns in the analysis timebase (clock class conversion, then the transform).
   uint64_t ToNs(uint64_t cycles);
 
@@ -207,10 +220,23 @@ class StreamCursor {
   Status status_;
   Status error_;
   int fd_ = -1;
-  const uint8_t* map_ = nullptr;
-  bool mapped_ = false;  // map_ is our mapping of the file (not OpenMemory's bytes)
+  const uint8_t* memory_ = nullptr;  // OpenMemory's bytes: no chunks
   uint64_t file_size_ = 0;
-  uint64_t released_ = 0;
+  // File bytes [begin, end) at `bytes` (allocated with kChunkSlack readable bytes more).
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> bytes;
+    uint64_t capacity = 0;
+    uint64_t begin = 0, end = 0;
+  };
+  static constexpr uint64_t kChunkBytes = 256 << 10;
+  static constexpr uint64_t kChunkSlack = 8;
+  static constexpr size_t kMaxSpareChunks = 2;
+  // StartPacket decodes a packet's header and context over the bytes in memory from its
+  // start, at least kFirstHeaderWindow (or to the file's end) and at most kMaxHeaderWindow.
+  static constexpr uint64_t kFirstHeaderWindow = 4 << 10;
+  static constexpr uint64_t kMaxHeaderWindow = 16 << 20;
+  std::vector<Chunk> chunks_;  // held, in file order: the last one holds the current packet
+  std::vector<Chunk> spare_;   // released, reused by the next read
   bool release_limited_ = false;
   uint64_t release_limit_ = 0;
 
