@@ -38,11 +38,11 @@ void AddClockSyncFlags(CLI::App* cmd, ClockSyncFlags* flags) {
 }
 
 StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
-    const std::vector<std::string>& traces, const ClockSyncFlags& sync, unsigned other_busy) {
+    const std::vector<std::string>& traces, const ClockSyncFlags& sync) {
   std::optional<Progress> progress;
   analysis::KernelAnalysisOptions options;
   options.sync = sync.ToOptions();
-  options.decode_threads = ctf::DefaultDecodeThreads(other_busy);
+  options.decode_threads = ctf::DefaultDecodeThreads();
   if (StderrIsInteractive()) {
     options.progress = [&progress](uint64_t done, uint64_t total, uint64_t events) {
       if (!progress) progress.emplace("Building graph", total, true);

@@ -22,11 +22,9 @@ struct ClockSyncFlags {
 void AddClockSyncFlags(CLI::App* cmd, ClockSyncFlags* flags);
 
 // Synchronizes the hosts' clocks as the flags say (the note goes to stderr, so that JSON on
-// stdout stays clean), then builds the graph. `other_busy`: threads the command runs beside
-// this one, left their CPUs (ctf::DefaultDecodeThreads).
+// stdout stays clean), then builds the graph.
 StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
-    const std::vector<std::string>& traces, const ClockSyncFlags& sync = {},
-    unsigned other_busy = 0);
+    const std::vector<std::string>& traces, const ClockSyncFlags& sync = {});
 
 // "N threads, V vertices, L links; repaired: ..." for the end of a text report, or an empty
 // string when nothing needed repair.

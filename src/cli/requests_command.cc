@@ -79,7 +79,7 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
         if (r.spans.ok()) r.sync = spans::ReadSyncEvents(traces);
         return r;
       });
-  auto kernel = LoadKernelAnalysis(traces, o.sync, /*other_busy=*/1);
+  auto kernel = LoadKernelAnalysis(traces, o.sync);
   SideRead read = side.get();
   RETURN_IF_ERROR(kernel.status());
   l.kernel = std::move(*kernel);

@@ -1,7 +1,5 @@
 #include "ctf/reader/decode_pipeline.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -60,14 +58,10 @@ struct BufferedStream::Ring {
   std::atomic<uint64_t> done_offset{0};  // the merge reads no packet before this offset
 };
 
-unsigned DefaultDecodeThreads(unsigned other_busy) {
+unsigned DefaultDecodeThreads() {
   if (const char* env = std::getenv("CAUSEWAY_DECODE_THREADS"); env && *env)
     return static_cast<unsigned>(std::min(std::max(std::atoi(env), 0), 64));
-  cpu_set_t set;
-  unsigned cpus = std::thread::hardware_concurrency();
-  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
-  if (cpus <= 1 + other_busy) return 0;
-  return std::min(cpus - 1 - other_busy, 4u);
+  return 0;
 }
 
 DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads) {
