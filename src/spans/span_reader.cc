@@ -13,7 +13,7 @@
 #include <simdjson.h>
 
 #include "base/fast_transform.h"
-#include "base/mapped_file.h"
+#include "base/file_bytes.h"
 #include "ctf/reader/event_reader.h"
 
 namespace causeway::spans {
@@ -542,13 +542,12 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
   set.spans.reserve(total / 448);
   simdjson::dom::parser parser;
   for (const std::string& f : files) {
-    // Mapped, not read into a padded copy: JSON Lines files are parsed a line at a time,
-    // each line copied into the parser's padded buffer (a line's worth of memory instead of
-    // a file's, and no page of a file-sized buffer to fault in).
-    auto mapped = MappedFile::Open(f);
-    if (!mapped.ok())
-      return mapped.status().WithContext(fmt::format("Cannot read span file {}", f));
-    RETURN_IF_ERROR(ParseSpanText(parser, mapped->text(), f, &set));
+    // Read as it is, not into a padded copy: JSON Lines files are parsed a line at a time,
+    // each line copied into the parser's padded buffer (a line's worth of padded memory
+    // instead of a file's).
+    auto bytes = FileBytes::Read(f);
+    if (!bytes.ok()) return bytes.status().WithContext(fmt::format("Cannot read span file {}", f));
+    RETURN_IF_ERROR(ParseSpanText(parser, bytes->text(), f, &set));
     set.files.push_back(f);
   }
   return set;
