@@ -13,6 +13,11 @@
 
 namespace causeway {
 
+// Reads `size` bytes at `offset` of `fd` into `out`, retrying short reads and EINTR. A file
+// that ends before (cut short while being read; `file_size` is the size it had when opened)
+// is a DataLoss naming the byte where it ended; a refused read an IoError.
+Status ReadFully(int fd, void* out, uint64_t size, uint64_t offset, uint64_t file_size);
+
 class FileBytes {
  public:
   // Reads `path`; an empty file gives an empty text. Errors name the file and the reason.

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "base/file_bytes.h"
+
 namespace causeway::ctf {
 namespace {
 
@@ -127,20 +129,8 @@ bool StreamCursor::LoadBytes(uint64_t offset, uint64_t size, uint64_t* held) {
       c.capacity = std::max(want, kChunkBytes);
       c.bytes.reset(new uint8_t[c.capacity + kChunkSlack]);  // not zeroed: read over at once
     }
-    for (uint64_t done = 0; done < want;) {
-      const ssize_t n =
-          pread(fd_, c.bytes.get() + done, want - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0)
-        return Error(IoError(fmt::format("Cannot read {} bytes at offset {}: {}", want - done,
-                                         offset + done, strerror(errno))));
-      if (n == 0)
-        return Error(DataLoss(fmt::format(
-            "the file ends at byte {}, before the {} bytes it had when opened (truncated while "
-            "being read?)",
-            offset + done, file_size_)));
-      done += static_cast<uint64_t>(n);
-    }
+    if (Status s = ReadFully(fd_, c.bytes.get(), want, offset, file_size_); !s.ok())
+      return Error(std::move(s));
     // Reads that take 8 bytes at once may pass the valid end by up to 7 bytes.
     std::memset(c.bytes.get() + want, 0, kChunkSlack);
     c.begin = offset;
