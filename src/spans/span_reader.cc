@@ -14,6 +14,7 @@
 
 #include "base/fast_transform.h"
 #include "base/file_bytes.h"
+#include "base/line_reader.h"
 #include "ctf/reader/event_reader.h"
 
 namespace causeway::spans {
@@ -454,52 +455,84 @@ std::string_view SpanKindName(SpanKind k) {
 
 namespace {
 
-// The parser copies each document into its own padded buffer (`text` has no padding). One
-// parser serves every file: its buffers, sized for the largest document, are allocated
-// (and their pages faulted in) once.
-Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, const std::string& name,
-                     SpanSet* out) {
+// What ParseSpanLines found when the first line is not a document of its own.
+struct NotJsonLines {
+  uint64_t first_line = 0;
+  simdjson::error_code error = SUCCESS;
+};
+
+// JSON Lines (the OTLP file format), one document per line, parsed as the lines are read:
+// the parser's buffers (about 3x the text they hold) stay the size of a line, and so does
+// the reader's window. The parser copies each line into its own padded buffer (a line has
+// no padding), and one parser serves every file: its buffers, sized for the longest line,
+// are allocated (and their pages faulted in) once.
+// A first (non-blank) line that is a document with nothing but blank lines after it is the
+// whole document (named without a line number). A first line that is not a document sets
+// `*not_lines`: the caller parses the text as one document (pretty-printed JSON).
+Status ParseSpanLines(simdjson::dom::parser& parser, LineReader& lines, const std::string& name,
+                      SpanSet* out, std::optional<NotJsonLines>* not_lines) {
+  std::string_view line;
+  auto next_nonblank = [&] {
+    while (lines.Next(&line))
+      if (line.find_first_not_of(" \t\r") != std::string_view::npos) return true;
+    return false;
+  };
+  auto read_error = [&] {
+    return lines.status().WithContext(fmt::format("Cannot read spans: file={}", name));
+  };
+  if (!next_nonblank()) {
+    if (!lines.status().ok()) return read_error();
+    return DataLoss(fmt::format("Cannot read spans: file={}: empty", name));
+  }
   element doc;
-  // JSON Lines (the OTLP file format) is recognized by its first line being a document of
-  // its own with more text after it, and then read a line at a time: the parser's buffers
-  // (about 3x the text they hold) stay the size of a line, not of a whole file.
-  const size_t first_begin = std::min(text.find_first_not_of(" \t\r\n"), text.size());
-  const size_t first_end = std::min(text.find('\n', first_begin), text.size());
-  const bool more_after_first_line =
-      text.find_first_not_of(" \t\r\n", first_end) != std::string_view::npos;
-  const bool json_lines =
-      more_after_first_line &&
-      parser.parse(text.data() + first_begin, first_end - first_begin).get(doc) == SUCCESS;
-  if (!json_lines && parser.parse(text.data(), text.size()).get(doc) == SUCCESS)
+  const uint64_t first_line = lines.line_number();
+  if (const auto error = parser.parse(line.data(), line.size()).get(doc); error != SUCCESS) {
+    *not_lines = NotJsonLines{first_line, error};
+    return Status::Ok();
+  }
+  // The parser holds the first document while the next line is looked for.
+  if (!next_nonblank()) {
+    if (!lines.status().ok()) return read_error();
     return ParseOne(doc, name, out);
-  // JSON Lines: one document per line (OTLP file exporters write this).
-  size_t line_no = 0, begin = 0, docs = 0;
-  while (begin < text.size()) {
-    size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(begin, end - begin);
-    ++line_no;
-    begin = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+  }
+  RETURN_IF_ERROR(ParseOne(doc, fmt::format("{} line {}", name, first_line), out));
+  do {
     const auto error = parser.parse(line.data(), line.size()).get(doc);
-    if (error != SUCCESS && end == text.size() && docs > 0) {
+    if (error != SUCCESS && lines.last_line_unterminated()) {
       // The last line has no newline and does not parse: its writer stopped mid-append.
       // The lines before it are whole; say what was skipped rather than refuse them all.
       ++out->truncated_lines;
       out->warnings.push_back(
           fmt::format("span file {}: line {} ({} bytes at offset {}) is cut short ({}); skipped, "
                       "its spans are lost",
-                      name, line_no, line.size(), static_cast<size_t>(line.data() - text.data()),
+                      name, lines.line_number(), line.size(), lines.line_offset(),
                       simdjson::error_message(error)));
       break;
     }
     if (error != SUCCESS)
-      return DataLoss(fmt::format("Cannot read spans: file={}: line {}: {}", name, line_no,
-                                  simdjson::error_message(error)));
-    RETURN_IF_ERROR(ParseOne(doc, fmt::format("{} line {}", name, line_no), out));
-    ++docs;
-  }
-  if (docs == 0) return DataLoss(fmt::format("Cannot read spans: file={}: empty", name));
+      return DataLoss(fmt::format("Cannot read spans: file={}: line {}: {}", name,
+                                  lines.line_number(), simdjson::error_message(error)));
+    RETURN_IF_ERROR(ParseOne(doc, fmt::format("{} line {}", name, lines.line_number()), out));
+  } while (next_nonblank());
+  if (!lines.status().ok()) return read_error();
+  return Status::Ok();
+}
+
+// The whole text as one document, once its first line was not one.
+Status ParseWhole(simdjson::dom::parser& parser, std::string_view text, const std::string& name,
+                  const NotJsonLines& first, SpanSet* out) {
+  element doc;
+  if (parser.parse(text.data(), text.size()).get(doc) == SUCCESS) return ParseOne(doc, name, out);
+  return DataLoss(fmt::format("Cannot read spans: file={}: line {}: {}", name, first.first_line,
+                              simdjson::error_message(first.error)));
+}
+
+Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, const std::string& name,
+                     SpanSet* out) {
+  std::optional<NotJsonLines> not_lines;
+  auto lines = LineReader::OfText(text);
+  RETURN_IF_ERROR(ParseSpanLines(parser, *lines, name, out, &not_lines));
+  if (not_lines) return ParseWhole(parser, text, name, *not_lines, out);
   return Status::Ok();
 }
 
@@ -510,7 +543,7 @@ Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet
   return ParseSpanText(parser, text, name, out);
 }
 
-StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
+StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths, size_t window) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -542,12 +575,19 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths) {
   set.spans.reserve(total / 448);
   simdjson::dom::parser parser;
   for (const std::string& f : files) {
-    // Read as it is, not into a padded copy: JSON Lines files are parsed a line at a time,
-    // each line copied into the parser's padded buffer (a line's worth of padded memory
-    // instead of a file's).
-    auto bytes = FileBytes::Read(f);
-    if (!bytes.ok()) return bytes.status().WithContext(fmt::format("Cannot read span file {}", f));
-    RETURN_IF_ERROR(ParseSpanText(parser, bytes->text(), f, &set));
+    // JSON Lines files are parsed as they are read, a window at a time; only a file whose
+    // first line is not a document of its own (pretty-printed JSON) is read whole.
+    auto lines = LineReader::Open(f, window);
+    if (!lines.ok()) return lines.status().WithContext(fmt::format("Cannot read span file {}", f));
+    std::optional<NotJsonLines> not_lines;
+    RETURN_IF_ERROR(ParseSpanLines(parser, **lines, f, &set, &not_lines));
+    if (not_lines) {
+      lines->reset();
+      auto bytes = FileBytes::Read(f);
+      if (!bytes.ok())
+        return bytes.status().WithContext(fmt::format("Cannot read span file {}", f));
+      RETURN_IF_ERROR(ParseWhole(parser, bytes->text(), f, *not_lines, &set));
+    }
     set.files.push_back(f);
   }
   return set;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/clock_transform.h"
+#include "base/line_reader.h"
 #include "base/status.h"
 #include "spans/span_model.h"
 
@@ -16,8 +17,10 @@ namespace causeway::spans {
 // error messages.
 Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out);
 
-// Reads files, or every *.json file (sorted by name) of each directory.
-StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths);
+// Reads files, or every *.json file (sorted by name) of each directory. JSON Lines files
+// are read `window` bytes at a time (the window grows to the longest line).
+StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths,
+                                size_t window = LineReader::kDefaultWindow);
 
 // User-space sync events (jaeger_ust:*, causeway_ust:*) as read, on each host's own clock:
 // read apart from applying them so that the reading can go on beside the kernel trace's,

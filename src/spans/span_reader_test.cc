@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -136,6 +137,65 @@ TEST(SpanReader, ACutShortLastLineIsSkippedAndReported) {
   EXPECT_EQ(bad.truncated_lines, 0u);
 }
 
+// Span files are parsed as they are read, a window at a time: through windows smaller than a
+// line, a line, or the file, a file gives what its text parsed in memory gives (spans,
+// duplicates, the cut-short repair and its offset, errors) — JSON Lines with blank lines, a
+// pretty-printed OTLP or Jaeger document, one line without a newline, broken files.
+TEST(SpanReader, SpanFilesReadAWindowAtATimeEqualTheirTextParsedWhole) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("causeway-span-window-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string lines;
+  for (int line = 0; line < 5; ++line) {
+    nlohmann::json doc = nlohmann::json::parse(kOtlp);
+    int k = 0;
+    for (auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+      sp["spanId"] = "30000000000000" + std::to_string(line) + std::to_string(k++);
+      sp["parentSpanId"] = "";
+    }
+    lines += doc.dump() + (line == 2 ? "\n\n \r\n" : "\n");
+  }
+  const std::string one_line = nlohmann::json::parse(kOtlp).dump();
+  const std::string texts[] = {
+      lines,
+      lines + one_line.substr(0, 70),                    // cut short: repaired
+      lines + one_line.substr(0, 70) + "\n" + one_line,  // a bad line inside: an error
+      kOtlp,                                             // pretty-printed, one document
+      std::string("\n\n") + kJaeger + "\n\n",
+      one_line,  // one line, no newline
+      one_line + "\n \n",
+      std::string(kOtlp).substr(0, 200),  // a broken document
+      "",
+      "\n \n",
+  };
+  auto summary = [](const SpanSet& set) {
+    std::string out = fmt::format("dup={} cut={}", set.duplicates, set.truncated_lines);
+    for (const Span& sp : set.spans)
+      out += fmt::format(" {}/{}/{}/{}", SpanIdHex(sp.span_id), sp.start_ns, sp.service, sp.tid);
+    for (const std::string& w : set.warnings) out += " | " + w;
+    return out;
+  };
+  int i = 0;
+  for (const std::string& text : texts) {
+    const std::string path = (dir / ("s" + std::to_string(i++) + ".json")).string();
+    std::ofstream(path, std::ios::binary) << text;
+    SpanSet whole;
+    const Status want = ParseSpanDocument(text, path, &whole);
+    for (size_t window : {size_t{1}, size_t{33}, size_t{400}, LineReader::kDefaultWindow}) {
+      auto got = ReadSpanFiles({path}, window);
+      SCOPED_TRACE(fmt::format("text {} window {}", i - 1, window));
+      ASSERT_EQ(got.ok(), want.ok()) << got.status().ToString() << " vs " << want.ToString();
+      if (!want.ok()) {
+        EXPECT_EQ(got.status().ToString(), want.ToString());
+        continue;
+      }
+      EXPECT_EQ(summary(*got), summary(whole));
+      EXPECT_FALSE(got->spans.empty());
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SpanReader, HexIdsOfAnyCaseAreRead) {
   SpanSet set;
   const Status st = ParseSpanDocument(
@@ -202,7 +262,7 @@ TEST(SpanReader, MissingFilesAndEmptyDirectoriesAreReported) {
   EXPECT_NE(e.status().ToString().find("No span files"), std::string::npos);
 }
 
-// Files are mapped and parsed a line at a time (one parser for all files): a broken file, a
+// Files are read and parsed a line at a time (one parser for all files): a broken file, a
 // broken line after good ones, an empty file each stop the read naming the file, and a good
 // file read before them in the same directory changes nothing.
 TEST(SpanReader, BrokenSpanFilesAreReportedWithTheirNames) {
