@@ -37,6 +37,18 @@ constexpr char kJaeger[] = R"({"data":[{"traceID":"4bf92f3577b34da6a3ce929d0e0e4
    "logs":[],"processID":"p2"}],
   "processes":{"p1":{"serviceName":"frontend","tags":[]},"p2":{"serviceName":"db","tags":[]}}}]})";
 
+// kOtlp on one line (a JSON Lines document), its two spans renamed `prefix` + line + k and
+// made roots, so that every line's spans are new.
+std::string OtlpLine(const std::string& prefix, int line) {
+  nlohmann::json doc = nlohmann::json::parse(kOtlp);
+  int k = 0;
+  for (auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
+    sp["spanId"] = prefix + std::to_string(line) + std::to_string(k++);
+    sp["parentSpanId"] = "";
+  }
+  return doc.dump();
+}
+
 TEST(SpanReader, ReadsOtlpJson) {
   SpanSet set;
   ASSERT_TRUE(ParseSpanDocument(kOtlp, "a.json", &set).ok());
@@ -85,15 +97,7 @@ TEST(SpanReader, ReadsAJsonLinesFileLineByLine) {
   ASSERT_NE(mkdtemp(dir_template), nullptr);
   const std::filesystem::path dir(dir_template);
   std::string text;
-  for (int line = 0; line < 3; ++line) {
-    nlohmann::json doc = nlohmann::json::parse(kOtlp);
-    int k = 0;
-    for (auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
-      sp["spanId"] = "10000000000000" + std::to_string(line) + std::to_string(k++);
-      sp["parentSpanId"] = "";
-    }
-    text += doc.dump() + "\n";
-  }
+  for (int line = 0; line < 3; ++line) text += OtlpLine("10000000000000", line) + "\n";
   std::ofstream(dir / "s.otlp.json") << text;
   auto set = ReadSpanFiles({dir.string()});
   std::filesystem::remove_all(dir);
@@ -109,15 +113,7 @@ TEST(SpanReader, ReadsAJsonLinesFileLineByLine) {
 // read, the cut one is counted and described; a bad line elsewhere is still an error.
 TEST(SpanReader, ACutShortLastLineIsSkippedAndReported) {
   std::string whole;
-  for (int line = 0; line < 2; ++line) {
-    nlohmann::json doc = nlohmann::json::parse(kOtlp);
-    int k = 0;
-    for (auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
-      sp["spanId"] = "20000000000000" + std::to_string(line) + std::to_string(k++);
-      sp["parentSpanId"] = "";
-    }
-    whole += doc.dump() + "\n";
-  }
+  for (int line = 0; line < 2; ++line) whole += OtlpLine("20000000000000", line) + "\n";
   const std::string cut = whole + nlohmann::json::parse(kOtlp).dump().substr(0, 40);
   SpanSet set;
   ASSERT_TRUE(ParseSpanDocument(cut, "s.otlp.json", &set).ok());
@@ -146,15 +142,8 @@ TEST(SpanReader, SpanFilesReadAWindowAtATimeEqualTheirTextParsedWhole) {
       std::filesystem::temp_directory_path() / ("causeway-span-window-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::string lines;
-  for (int line = 0; line < 5; ++line) {
-    nlohmann::json doc = nlohmann::json::parse(kOtlp);
-    int k = 0;
-    for (auto& sp : doc["resourceSpans"][0]["scopeSpans"][0]["spans"]) {
-      sp["spanId"] = "30000000000000" + std::to_string(line) + std::to_string(k++);
-      sp["parentSpanId"] = "";
-    }
-    lines += doc.dump() + (line == 2 ? "\n\n \r\n" : "\n");
-  }
+  for (int line = 0; line < 5; ++line)
+    lines += OtlpLine("30000000000000", line) + (line == 2 ? "\n\n \r\n" : "\n");
   const std::string one_line = nlohmann::json::parse(kOtlp).dump();
   const std::string texts[] = {
       lines,
