@@ -11,17 +11,6 @@
 #include <fmt/format.h>
 
 namespace causeway {
-namespace {
-
-// Closes the descriptor on every return path.
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-
-}  // namespace
 
 Status ReadFully(int fd, void* out, uint64_t size, uint64_t offset, uint64_t file_size) {
   auto* bytes = static_cast<uint8_t*>(out);
@@ -41,19 +30,40 @@ Status ReadFully(int fd, void* out, uint64_t size, uint64_t offset, uint64_t fil
   return Status::Ok();
 }
 
-StatusOr<FileBytes> FileBytes::Read(const std::string& path) {
-  const Fd f{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) return IoError(fmt::format("Cannot open {}: {}", path, strerror(errno)));
+StatusOr<ReadOnlyFile> ReadOnlyFile::Open(const std::string& path) {
+  ReadOnlyFile f;
+  f.fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd_ < 0) return IoError(fmt::format("Cannot open {}: {}", path, strerror(errno)));
   struct stat st;
-  if (fstat(f.fd, &st) != 0)
+  if (fstat(f.fd_, &st) != 0)
     return IoError(fmt::format("Cannot stat {}: {}", path, strerror(errno)));
   if (!S_ISREG(st.st_mode)) return IoError(fmt::format("Cannot read {}: not a regular file", path));
+  f.size_ = static_cast<uint64_t>(st.st_size);
+  posix_fadvise(f.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return f;
+}
+
+ReadOnlyFile& ReadOnlyFile::operator=(ReadOnlyFile&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = o.fd_;
+    size_ = o.size_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+ReadOnlyFile::~ReadOnlyFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+StatusOr<FileBytes> FileBytes::Read(const std::string& path) {
+  ASSIGN_OR_RETURN(const ReadOnlyFile f, ReadOnlyFile::Open(path));
   FileBytes out;
-  out.size_ = static_cast<uint64_t>(st.st_size);
+  out.size_ = f.size();
   if (out.size_ == 0) return out;
-  posix_fadvise(f.fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   out.data_.reset(new char[out.size_]);  // not zeroed: read over at once
-  if (Status s = ReadFully(f.fd, out.data_.get(), out.size_, 0, out.size_); !s.ok())
+  if (Status s = f.Read(out.data_.get(), out.size_, 0); !s.ok())
     return std::move(s).WithContext(fmt::format("Cannot read {}", path));
   return out;
 }

@@ -18,6 +18,28 @@ namespace causeway {
 // is a DataLoss naming the byte where it ended; a refused read an IoError.
 Status ReadFully(int fd, void* out, uint64_t size, uint64_t offset, uint64_t file_size);
 
+// A regular file open for reading (closed with this object) and its size when opened.
+class ReadOnlyFile {
+ public:
+  // Refuses what is not a regular file; errors name the path and the reason. Hints the
+  // kernel that the file will be read in order (larger read-ahead).
+  static StatusOr<ReadOnlyFile> Open(const std::string& path);
+  ReadOnlyFile(ReadOnlyFile&& o) noexcept : fd_(o.fd_), size_(o.size_) { o.fd_ = -1; }
+  ReadOnlyFile& operator=(ReadOnlyFile&& o) noexcept;
+  ~ReadOnlyFile();
+
+  uint64_t size() const { return size_; }
+  // ReadFully at `offset`: a file that ends before is measured against size().
+  Status Read(void* out, uint64_t bytes, uint64_t offset) const {
+    return ReadFully(fd_, out, bytes, offset, size_);
+  }
+
+ private:
+  ReadOnlyFile() = default;
+  int fd_ = -1;
+  uint64_t size_ = 0;
+};
+
 class FileBytes {
  public:
   // Reads `path`; an empty file gives an empty text. Errors name the file and the reason.

@@ -1,12 +1,8 @@
 #include "base/line_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -17,14 +13,9 @@ namespace causeway {
 StatusOr<std::unique_ptr<LineReader>> LineReader::Open(const std::string& path, size_t window) {
   std::unique_ptr<LineReader> r(new LineReader());
   r->path_ = path;
-  r->fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (r->fd_ < 0) return IoError(fmt::format("Cannot open {}: {}", path, strerror(errno)));
-  struct stat st;
-  if (fstat(r->fd_, &st) != 0)
-    return IoError(fmt::format("Cannot stat {}: {}", path, strerror(errno)));
-  if (!S_ISREG(st.st_mode)) return IoError(fmt::format("Cannot read {}: not a regular file", path));
-  posix_fadvise(r->fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-  r->size_ = static_cast<uint64_t>(st.st_size);
+  ASSIGN_OR_RETURN(ReadOnlyFile file, ReadOnlyFile::Open(path));
+  r->size_ = file.size();
+  r->file_.emplace(std::move(file));
   // No larger than the file: a small file costs its size, not a whole window.
   r->capacity_ =
       static_cast<size_t>(std::clamp<uint64_t>(r->size_, 1, std::max<size_t>(window, 1)));
@@ -39,10 +30,6 @@ std::unique_ptr<LineReader> LineReader::OfText(std::string_view text) {
   r->filled_ = text.size();
   r->read_to_ = r->size_ = text.size();
   return r;
-}
-
-LineReader::~LineReader() {
-  if (fd_ >= 0) close(fd_);
 }
 
 bool LineReader::Next(std::string_view* line) {
@@ -89,7 +76,7 @@ bool LineReader::Refill() {
   begin_ = 0;
   filled_ = keep;
   const size_t n = static_cast<size_t>(std::min<uint64_t>(capacity_ - keep, size_ - read_to_));
-  if (Status s = ReadFully(fd_, window_.get() + keep, n, read_to_, size_); !s.ok()) {
+  if (Status s = file_->Read(window_.get() + keep, n, read_to_); !s.ok()) {
     status_ = std::move(s).WithContext(fmt::format("Cannot read {}", path_));
     return false;
   }

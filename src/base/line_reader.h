@@ -11,9 +11,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "base/file_bytes.h"
 #include "base/status.h"
 
 namespace causeway {
@@ -27,7 +29,6 @@ class LineReader {
                                                     size_t window = kDefaultWindow);
   // Lines of `text`, which must outlive the reader.
   static std::unique_ptr<LineReader> OfText(std::string_view text);
-  ~LineReader();
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
@@ -48,7 +49,7 @@ class LineReader {
   // Keeps the partial line at the window's start and reads more after it.
   bool Refill();
 
-  int fd_ = -1;
+  std::optional<ReadOnlyFile> file_;  // none for text
   std::string path_;
   std::unique_ptr<char[]> window_;
   size_t capacity_ = 0;

@@ -1,11 +1,6 @@
 #include "ctf/reader/stream_cursor.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <utility>
 
@@ -43,20 +38,13 @@ StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t st
   event_.stream_index = stream_index;
 }
 
-StreamCursor::~StreamCursor() {
-  if (fd_ >= 0) close(fd_);
-}
+StreamCursor::~StreamCursor() = default;
 
 Status StreamCursor::Open() {
-  fd_ = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0)
-    return IoError(fmt::format("Cannot open stream file {}: {}", path_, strerror(errno)));
-  struct stat st;
-  if (fstat(fd_, &st) != 0)
-    return IoError(fmt::format("Cannot stat {}: {}", path_, strerror(errno)));
-  file_size_ = static_cast<uint64_t>(st.st_size);
+  ASSIGN_OR_RETURN(ReadOnlyFile file, ReadOnlyFile::Open(path_));
+  file_size_ = file.size();
   stats_.file_bytes = file_size_;
-  posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint: larger read-ahead
+  file_.emplace(std::move(file));
   SizeHeaderSlots();
   return Status::Ok();
 }
@@ -129,8 +117,7 @@ bool StreamCursor::LoadBytes(uint64_t offset, uint64_t size, uint64_t* held) {
       c.capacity = std::max(want, kChunkBytes);
       c.bytes.reset(new uint8_t[c.capacity + kChunkSlack]);  // not zeroed: read over at once
     }
-    if (Status s = ReadFully(fd_, c.bytes.get(), want, offset, file_size_); !s.ok())
-      return Error(std::move(s));
+    if (Status s = file_->Read(c.bytes.get(), want, offset); !s.ok()) return Error(std::move(s));
     // Reads that take 8 bytes at once may pass the valid end by up to 7 bytes.
     std::memset(c.bytes.get() + want, 0, kChunkSlack);
     c.begin = offset;

@@ -19,6 +19,7 @@
 
 #include "base/clock_transform.h"
 #include "base/fast_transform.h"
+#include "base/file_bytes.h"
 #include "base/status.h"
 #include "ctf/reader/event.h"
 #include "ctf/reader/trace.h"
@@ -219,8 +220,8 @@ class StreamCursor {
   StreamStats stats_;
   Status status_;
   Status error_;
-  int fd_ = -1;
-  const uint8_t* memory_ = nullptr;  // OpenMemory's bytes: no chunks
+  std::optional<ReadOnlyFile> file_;  // none for OpenMemory
+  const uint8_t* memory_ = nullptr;   // OpenMemory's bytes: no chunks
   uint64_t file_size_ = 0;
   // File bytes [begin, end) at `bytes` (allocated with kChunkSlack readable bytes more).
   struct Chunk {
