@@ -1,6 +1,7 @@
 // A stream file is read into chunks (pread) rather than mapped: packets smaller than a chunk,
 // packets straddling a chunk's end, packets larger than a chunk, a packet header and context
-// wider than the first window, and a file that shrinks while it is read.
+// wider than the first window or than the largest window, and a file that shrinks while it
+// is read.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -254,6 +255,29 @@ TEST(StreamChunksTest, ASequenceLongerThanTheFileFailsWithItsPlace) {
             std::string::npos)
       << error;
   EXPECT_NE(error.find("sequence of 3000000 elements"), std::string::npos) << error;
+}
+
+// A packet header and context wider than the 16 MiB the reader decodes them over (a 17 MiB
+// note, the file long enough to hold it): the error says that the cap cut the decode, not
+// only that a field ran past the window, since the bytes beyond may be fine.
+TEST(StreamChunksTest, APacketContextWiderThanTheCapNamesTheCap) {
+  testing::TempDir tmp;
+  std::ofstream(tmp.path() + "/metadata") << kWideContextMetadata;
+  constexpr uint32_t kNote = 17u << 20;
+  std::ofstream(tmp.path() + "/stream_0", std::ios::binary) << WidePacket(kNote, kNote, 0, 10);
+  ReaderOptions o;
+  o.decode_threads = 0;
+  auto reader = EventReader::Open({tmp.path()}, o);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->Next(), nullptr);
+  const std::string error = (*reader)->status().ToString();
+  EXPECT_NE(error.find("Cannot decode packet: file=" + tmp.path() + "/stream_0, offset=0"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("do not decode within the first 16 MiB of the packet"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("sequence of " + std::to_string(kNote) + " elements"), std::string::npos)
+      << error;
 }
 
 // A stream file cut short after it was opened (a tracer still rotating it, a disk full):

@@ -322,7 +322,15 @@ Status StreamCursor::StartPacket() {
     pos = 0;
     Status s = DecodePacketHeaders(window, &pos, &sp);
     if (s.ok()) break;
-    if (window >= max_window) return s;
+    if (window >= max_window) {
+      // Cut by the cap rather than by the file's end: say so, the bytes past it may be fine.
+      if (max_window == kMaxHeaderWindow && max_window < remaining_bits / 8)
+        return std::move(s).WithContext(fmt::format(
+            "the packet header and context do not decode within the first {} MiB of the "
+            "packet, the most this reader decodes them over",
+            kMaxHeaderWindow >> 20));
+      return s;
+    }
     want = std::min(max_window, window * 8);
   }
   const WellKnownFields& k = sp->known;
