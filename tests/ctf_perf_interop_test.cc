@@ -17,7 +17,8 @@ TEST(CtfPerfInteropTest, LivePerfRecordingConvertedToCtfMatchesBabeltrace) {
   TempDir tmp;
   const std::string data = tmp.path() + "/perf.data", ctf = tmp.path() + "/ctf";
   // sched events and syscall entry/exit for a short workload; perf restores the machine's
-  // tracing state when it exits.
+  // tracing state when it exits, but for the tracefs mount (the guard's).
+  PerfTracefsGuard tracefs;
   CommandResult rec = RunCommand(
       "perf record -q -a -e sched:sched_switch -e sched:sched_waking "
       "-e raw_syscalls:sys_enter -o '" +

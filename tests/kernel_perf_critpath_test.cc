@@ -17,7 +17,9 @@ namespace {
 bool RecordAndCheck() {
   TempDir tmp;
   const std::string data = tmp.path() + "/perf.data", ctf = tmp.path() + "/ctf";
-  // perf restores the machine's tracing state when it exits.
+  // perf restores the machine's tracing state when it exits, but for the tracefs mount (the
+  // guard's).
+  PerfTracefsGuard tracefs;
   CommandResult rec = RunCommand(
       "perf record -q -a -e sched:sched_switch -e sched:sched_waking -e sched:sched_wakeup_new "
       "-e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit "

@@ -1,7 +1,14 @@
 #include "support/test_util.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
 
 #include <cstdio>
 #include <cstdlib>
@@ -57,6 +64,38 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
   std::error_code ec;
   if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+}
+
+namespace {
+
+constexpr char kTracefs[] = "/sys/kernel/tracing";
+
+// Whether `path` is a mount point (field 5 of /proc/self/mountinfo).
+bool IsMountPoint(const std::string& path) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, dev, root, point;
+    if ((fields >> id >> parent >> dev >> root >> point) && point == path) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+PerfTracefsGuard::PerfTracefsGuard() {
+  lock_fd_ = open("/tmp/causeway-test-perf.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0 || flock(lock_fd_, LOCK_EX) != 0)
+    ADD_FAILURE() << "cannot lock /tmp/causeway-test-perf.lock: " << std::strerror(errno);
+  was_mounted_ = IsMountPoint(kTracefs);
+}
+
+PerfTracefsGuard::~PerfTracefsGuard() {
+  if (!was_mounted_ && IsMountPoint(kTracefs) && umount2(kTracefs, 0) != 0)
+    ADD_FAILURE() << "cannot unmount the tracefs perf mounted at " << kTracefs << ": "
+                  << std::strerror(errno);
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the lock
 }
 
 ReadResult ReadAsText(const std::vector<std::string>& dirs) {

@@ -33,6 +33,22 @@ class TempDir {
   std::string path_;
 };
 
+// Held around a `perf record` run. perf mounts tracefs to find its tracepoints and leaves it
+// mounted when it exits: on destruction, tracefs is unmounted again when it was not mounted
+// before, so that the machine's tracing state is as the test found it. The tests running
+// perf take turns (a lock file), so that one does not unmount what another's perf uses.
+class PerfTracefsGuard {
+ public:
+  PerfTracefsGuard();
+  ~PerfTracefsGuard();
+  PerfTracefsGuard(const PerfTracefsGuard&) = delete;
+  PerfTracefsGuard& operator=(const PerfTracefsGuard&) = delete;
+
+ private:
+  int lock_fd_ = -1;
+  bool was_mounted_ = false;
+};
+
 struct ReadResult {
   std::vector<std::string> lines;  // events only, babeltrace2 `--clock-seconds --no-delta` style
   std::vector<ctf::StreamStats> streams;
