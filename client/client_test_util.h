@@ -40,13 +40,21 @@ inline std::string ReadFile(const std::string& path) {
 }
 
 // The documents of a JSON Lines file (the OTLP file format), one per non-empty line; a line
-// that does not parse fails the test.
-inline std::vector<nlohmann::json> ReadJsonLines(const std::string& path) {
-  std::ifstream in(path);
+// that does not parse fails the test. `while_written`: the file is read while a writer
+// appends to it, so a last line without its newline is one still being written (a reader
+// can see a line's first pages before the rest) and is left for the next read.
+inline std::vector<nlohmann::json> ReadJsonLines(const std::string& path,
+                                                 bool while_written = false) {
+  std::ifstream in(path, std::ios::binary);
   EXPECT_TRUE(in) << "cannot open " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (while_written) text.erase(text.find_last_of('\n') + 1);  // npos + 1 == 0: all of it
   std::vector<nlohmann::json> docs;
+  std::istringstream lines(text);
   std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
+  for (int n = 1; std::getline(lines, line); ++n) {
     if (line.empty()) continue;
     nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
     EXPECT_FALSE(doc.is_discarded()) << path << " line " << n << " is not JSON";
@@ -55,10 +63,11 @@ inline std::vector<nlohmann::json> ReadJsonLines(const std::string& path) {
   return docs;
 }
 
-// Every span of an OTLP JSON Lines file, in file order.
-inline std::vector<nlohmann::json> ReadOtlpSpans(const std::string& path) {
+// Every span of an OTLP JSON Lines file, in file order (`while_written`: see ReadJsonLines).
+inline std::vector<nlohmann::json> ReadOtlpSpans(const std::string& path,
+                                                 bool while_written = false) {
   std::vector<nlohmann::json> spans;
-  for (const nlohmann::json& doc : ReadJsonLines(path))
+  for (const nlohmann::json& doc : ReadJsonLines(path, while_written))
     for (const nlohmann::json& rs : doc["resourceSpans"])
       for (const nlohmann::json& ss : rs["scopeSpans"])
         for (const nlohmann::json& sp : ss["spans"]) spans.push_back(sp);

@@ -255,7 +255,7 @@ TEST(SpanExport, TheOtlpFileIsAppendedWhileTheProgramRuns) {
   std::vector<json> spans;
   for (int tries = 0; tries < 500 && spans.size() < 300; ++tries) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    spans = testing::ReadOtlpSpans(o.otlp_json_file);
+    spans = testing::ReadOtlpSpans(o.otlp_json_file, /*while_written=*/true);
   }
   ASSERT_EQ(spans.size(), 300u);
   for (int i = 0; i < 2500; ++i) tracer.StartSpan("second" + std::to_string(i)).End();
