@@ -239,21 +239,29 @@ TEST(StreamChunksTest, PacketContextWiderThanTheFirstWindow) {
   }
 }
 
-TEST(StreamChunksTest, ASequenceLongerThanTheFileFailsWithItsPlace) {
+// Reads a trace of one wide packet (WidePacket's arguments) that must fail on that packet;
+// returns the error.
+std::string FirstPacketError(uint32_t note_len, uint32_t claimed_len) {
   testing::TempDir tmp;
   std::ofstream(tmp.path() + "/metadata") << kWideContextMetadata;
-  // The note claims 3 MB; the file holds 300 KB: the window widens to the file's end, then
-  // the sequence is reported past the packet content.
-  std::ofstream(tmp.path() + "/stream_0", std::ios::binary) << WidePacket(300000, 3000000, 0, 10);
+  std::ofstream(tmp.path() + "/stream_0", std::ios::binary)
+      << WidePacket(note_len, claimed_len, 0, 10);
   ReaderOptions o;
   o.decode_threads = 0;
   auto reader = EventReader::Open({tmp.path()}, o);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return "open: " + reader.status().ToString();
   EXPECT_EQ((*reader)->Next(), nullptr);
   const std::string error = (*reader)->status().ToString();
   EXPECT_NE(error.find("Cannot decode packet: file=" + tmp.path() + "/stream_0, offset=0"),
             std::string::npos)
       << error;
+  return error;
+}
+
+TEST(StreamChunksTest, ASequenceLongerThanTheFileFailsWithItsPlace) {
+  // The note claims 3 MB; the file holds 300 KB: the window widens to the file's end, then
+  // the sequence is reported past the packet content.
+  const std::string error = FirstPacketError(300000, 3000000);
   EXPECT_NE(error.find("sequence of 3000000 elements"), std::string::npos) << error;
 }
 
@@ -261,19 +269,8 @@ TEST(StreamChunksTest, ASequenceLongerThanTheFileFailsWithItsPlace) {
 // note, the file long enough to hold it): the error says that the cap cut the decode, not
 // only that a field ran past the window, since the bytes beyond may be fine.
 TEST(StreamChunksTest, APacketContextWiderThanTheCapNamesTheCap) {
-  testing::TempDir tmp;
-  std::ofstream(tmp.path() + "/metadata") << kWideContextMetadata;
   constexpr uint32_t kNote = 17u << 20;
-  std::ofstream(tmp.path() + "/stream_0", std::ios::binary) << WidePacket(kNote, kNote, 0, 10);
-  ReaderOptions o;
-  o.decode_threads = 0;
-  auto reader = EventReader::Open({tmp.path()}, o);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  EXPECT_EQ((*reader)->Next(), nullptr);
-  const std::string error = (*reader)->status().ToString();
-  EXPECT_NE(error.find("Cannot decode packet: file=" + tmp.path() + "/stream_0, offset=0"),
-            std::string::npos)
-      << error;
+  const std::string error = FirstPacketError(kNote, kNote);
   EXPECT_NE(error.find("do not decode within the first 16 MiB of the packet"), std::string::npos)
       << error;
   EXPECT_NE(error.find("sequence of " + std::to_string(kNote) + " elements"), std::string::npos)
