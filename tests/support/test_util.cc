@@ -7,14 +7,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
-#include <sstream>
-
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 #include <gtest/gtest.h>
 

@@ -323,8 +323,9 @@ Status StreamCursor::StartPacket() {
     Status s = DecodePacketHeaders(window, &pos, &sp);
     if (s.ok()) break;
     if (window >= max_window) {
-      // Cut by the cap rather than by the file's end: say so, the bytes past it may be fine.
-      if (max_window == kMaxHeaderWindow && max_window < remaining_bits / 8)
+      // Cut by the cap rather than by the file's end (max_window is the smaller of the two):
+      // say so, the bytes past it may be fine.
+      if (max_window < remaining_bits / 8)
         return std::move(s).WithContext(fmt::format(
             "the packet header and context do not decode within the first {} MiB of the "
             "packet, the most this reader decodes them over",
