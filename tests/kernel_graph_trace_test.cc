@@ -2,6 +2,7 @@
 // small traces written with our CTF writer in LTTng's and in perf's layouts.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 #include "analysis/kernel_analysis.h"
@@ -86,9 +87,63 @@ TEST(KernelGraphTraceTest, UserSpaceTraceAloneIsAClearError) {
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().ToString().find("No scheduling events"), std::string::npos)
       << a.status().ToString();
+  // The trace left unread is still named.
+  EXPECT_NE(a.status().ToString().find("lttng/memory"), std::string::npos) << a.status().ToString();
 }
 
 constexpr int64_t kBase = 1'000'000'000'000;  // trace times are kBase + scenario time
+
+// A recording holds the user-space traces beside the kernel's (causeway record, LTTng
+// sessions). They are left unread: none of their events is a kernel one, and their lost
+// events (a full user-space ring buffer) say nothing about the thread then on that CPU.
+TEST(KernelGraphTraceTest, UserSpaceTracesBesideTheKernelAreNotRead) {
+  testing::TempDir tmp;
+  {
+    ctf::TraceOptions opts;
+    opts.hostname = "h";
+    auto w = ctf::CtfWriter::Create(tmp.path() + "/kernel", opts);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t sw = *(*w)->AddEventClass("sched_switch", {{"prev_comm", FieldKind::kString},
+                                                              {"prev_tid", FieldKind::kS32},
+                                                              {"prev_state", FieldKind::kS64},
+                                                              {"next_comm", FieldKind::kString},
+                                                              {"next_tid", FieldKind::kS32}});
+    (*w)->Begin(0, sw, kBase).String("swapper").S32(0).S64(0).String("app").S32(1);
+    (*w)->Begin(0, sw, kBase + 100).String("app").S32(1).S64(1).String("swapper").S32(0);
+    const Status closed = (*w)->Close();
+    ASSERT_TRUE(closed.ok()) << closed.ToString();
+  }
+  {
+    ctf::TraceOptions opts;
+    opts.hostname = "h";  // the same host: its lost events would land on the kernel's CPU 0
+    opts.domain = "ust";
+    opts.tracer_name = "lttng-ust";
+    opts.event_context_procname_vtid = true;
+    auto w = ctf::CtfWriter::Create(tmp.path() + "/ust/app-1", opts);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t tick = *(*w)->AddEventClass("app:tick", {{"n", FieldKind::kU32}});
+    const ctf::UstContext ctx{"app", 1};
+    (*w)->Begin(0, tick, kBase + 10, ctx).U32(1);
+    ASSERT_TRUE((*w)->SetDiscarded(0, 5).ok());
+    (*w)->Begin(0, tick, kBase + 50, ctx).U32(2);
+    const Status closed = (*w)->Close();
+    ASSERT_TRUE(closed.ok()) << closed.ToString();
+  }
+  auto a = analysis::AnalyzeKernel({tmp.path()});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_EQ((*a)->trace_dirs.size(), 1u);
+  EXPECT_EQ(std::filesystem::path((*a)->trace_dirs[0]).filename(), "kernel");
+  ASSERT_EQ((*a)->unused_trace_dirs.size(), 1u);
+  EXPECT_EQ(std::filesystem::path((*a)->unused_trace_dirs[0]).filename(), "app-1");
+  EXPECT_EQ((*a)->counters.lost_records, 0u);
+  EXPECT_EQ((*a)->events_read, 2u);
+  const graph::ExecutionGraph& g = (*a)->graph;
+  WorkerId app = graph::kNoWorker;
+  for (WorkerId x = 0; x < g.num_workers(); ++x)
+    if (g.worker(x).tid == 1) app = x;
+  ASSERT_NE(app, graph::kNoWorker);
+  EXPECT_EQ(testing::PathString(g, app, INT64_MIN, INT64_MAX, kBase), "1@0-100 RUNNING");
+}
 
 // The network scenario of the DSL test, as LTTng 2.8 kernel events written with our writer.
 TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {

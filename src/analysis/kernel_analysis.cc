@@ -16,8 +16,10 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   ASSIGN_OR_RETURN(result->clocks, ResolveClockSync(paths, options.sync));
   ctf::ReaderOptions reader_options = ctf::ReaderOptions::ByHost(result->clocks.Transforms());
   reader_options.decode_threads = options.decode_threads;
+  reader_options.use_trace = kernel::KernelLayout::UsesTrace;
   ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader,
                    ctf::EventReader::Open(paths, reader_options));
+  result->unused_trace_dirs = reader->skipped_traces();
   kernel::KernelModel model(&result->graph);
 
   // Hosts by env hostname: a host's kernel and user-space traces share one host id.
@@ -33,7 +35,8 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
       kernel::KernelLayout::Build(*reader, std::move(host_of_trace));
   if (!layout.has_scheduling()) {
     std::string dirs;
-    for (const auto& d : result->trace_dirs) dirs += (dirs.empty() ? "" : ", ") + d;
+    for (const auto* list : {&result->trace_dirs, &result->unused_trace_dirs})
+      for (const auto& d : *list) dirs += (dirs.empty() ? "" : ", ") + d;
     return InvalidArgument(fmt::format(
         "No scheduling events in {}: a kernel analysis needs sched_switch (and sched_waking "
         "for causes); record with `causeway record`, LTTng's kernel tracer, or `perf record -e "

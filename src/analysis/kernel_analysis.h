@@ -32,6 +32,9 @@ struct KernelAnalysis {
   graph::ExecutionGraph graph;
   kernel::ModelCounters counters;
   std::vector<std::string> trace_dirs;
+  // Traces found but not read: none of their events is one the model needs (user-space
+  // traces of the same recording).
+  std::vector<std::string> unused_trace_dirs;
   std::vector<ctf::StreamStats> streams;
   uint64_t events_read = 0;
   uint64_t bytes = 0;

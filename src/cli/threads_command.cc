@@ -66,6 +66,8 @@ int RunThreads(const ThreadsOptions& o) {
   if (o.format == "json") {
     nlohmann::json j;
     j["hosts"] = g.hosts();
+    j["traces"] = a.trace_dirs;
+    j["traces_without_kernel_events"] = a.unused_trace_dirs;  // found, not read
     j["begin_ns"] = a.begin;
     j["end_ns"] = a.end;
     j["threads"] = report::ThreadTimesJson(g, rows);
@@ -114,6 +116,9 @@ int RunThreads(const ThreadsOptions& o) {
       report::FormatDuration(a.end - a.begin), c.wakeups, c.packets_matched, c.packets_sent);
   const std::string note = RepairNote(a);
   if (!note.empty()) std::fputs(note.c_str(), stdout);
+  if (!a.unused_trace_dirs.empty())
+    fmt::print("Not read: {} trace(s) without kernel events (user space)\n",
+               a.unused_trace_dirs.size());
   return 0;
 }
 

@@ -74,6 +74,17 @@ const PlanNode* FindField(const ctf::EventPlan& plan, std::initializer_list<std:
 
 }  // namespace
 
+bool KernelLayout::UsesTrace(const ctf::Trace& trace) {
+  for (const auto& sp : trace.plan().streams) {
+    for (const auto& ep : sp->events) {
+      bool waking = false;
+      // has_waking only turns sched_wakeup off when sched_waking is there, used instead.
+      if (Classify(ep->cls->name, /*has_waking=*/false, &waking) != Kind::kNone) return true;
+    }
+  }
+  return false;
+}
+
 KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
                                  std::vector<uint32_t> host_of_trace) {
   KernelLayout l;

@@ -34,6 +34,12 @@ class KernelLayout {
   // (ctf::ReaderOptions), so that its merge order is the synchronized order.
   static KernelLayout Build(const ctf::EventReader& reader, std::vector<uint32_t> host_of_trace);
 
+  // True when some event class of `trace` is one the model needs. A trace with none (a
+  // user-space trace) is best not read at all: its events would be decoded for nothing, and
+  // its lost-event records say nothing about scheduling, yet would mark the thread on that
+  // CPU UNKNOWN.
+  static bool UsesTrace(const ctf::Trace& trace);
+
   // Fills `out`; false when the model does not need the event.
   bool Convert(const ctf::Event& e, KernelEvent* out) const {
     if (e.kind == ctf::Event::Kind::kDiscarded) return ConvertLost(e, out);

@@ -49,6 +49,10 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
     ASSIGN_OR_RETURN(std::vector<std::string> dirs, FindTraceDirs(p));
     for (const auto& d : dirs) {
       ASSIGN_OR_RETURN(std::unique_ptr<Trace> t, Trace::Open(d));
+      if (options.use_trace && !options.use_trace(*t)) {
+        r->skipped_traces_.push_back(t->dir());
+        continue;
+      }
       r->traces_.push_back(std::move(t));
     }
   }

@@ -31,6 +31,12 @@ struct ReaderOptions {
   // decodes in the caller's thread. The events, their order and the errors are the same.
   unsigned decode_threads = DefaultDecodeThreads();
 
+  // Called once per trace after its metadata is read: false leaves the trace out (its
+  // streams are not opened; EventReader::skipped_traces() names it). Unset: every trace.
+  // A reader that needs only some event classes skips the traces holding none of them
+  // instead of decoding their events for nothing.
+  std::function<bool(const Trace&)> use_trace;
+
   // Options whose clock_transform looks each trace's env hostname up in `by_host` (identity
   // for hosts not listed; no transform at all when the map is empty).
   static ReaderOptions ByHost(std::map<std::string, ClockTransform> by_host);
@@ -60,6 +66,8 @@ class EventReader {
   const Status& status() const { return status_; }
 
   const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }
+  // The directories of the traces ReaderOptions::use_trace left out, in the order found.
+  const std::vector<std::string>& skipped_traces() const { return skipped_traces_; }
   std::vector<StreamStats> stream_stats() const;
   uint64_t total_bytes() const { return total_bytes_; }
   // Event::class_index is below this.
@@ -91,6 +99,7 @@ class EventReader {
   void SetCurrent(uint32_t s);
 
   std::vector<std::unique_ptr<Trace>> traces_;
+  std::vector<std::string> skipped_traces_;
   std::vector<std::unique_ptr<StreamCursor>> cursors_;
   std::vector<Head> heap_;
   uint32_t num_event_classes_ = 0;
