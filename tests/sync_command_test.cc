@@ -190,5 +190,27 @@ TEST(SyncCommandTest, AnalysesRefuseBadTransformsFilesAndUnknownReferences) {
   EXPECT_NE(err.find("--expiry"), std::string::npos) << err;
 }
 
+// User-space traces hold no TCP segments: they are not read, and their hosts are not hosts
+// to synchronize (a recording's user-space traces share the kernel trace's host anyway).
+TEST(SyncCommandTest, UserSpaceTracesAreNotHostsToSynchronize) {
+  testing::TempDir tmp;
+  const int64_t t0 = 1'795'337'846'000'000'000;
+  WriteHost(tmp.path() + "/alpha", "alpha", {{t0, true, 1, 2, 0x18}});
+  WriteHost(tmp.path() + "/beta", "beta", {{t0 + 5000, false, 1, 2, 0x18}});
+  const std::string ust = std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/memory";
+  std::string err;
+  auto r = testing::RunCli("sync " + tmp.path() + " " + ust + " --format json", &err);
+  ASSERT_EQ(r.exit_code, 0) << err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["hosts"].size(), 2u) << r.out;
+  EXPECT_EQ(j["hosts"][0]["host"], "alpha");
+  EXPECT_EQ(j["hosts"][1]["host"], "beta");
+  EXPECT_EQ(j["matched_across_hosts"], 1);
+  // Alone, they leave nothing to synchronize: said, not a crash or an empty result.
+  r = testing::RunCli("sync " + ust, &err);
+  EXPECT_EQ(r.exit_code, 2);  // as for other bad arguments of `causeway sync`
+  EXPECT_NE(err.find("No kernel trace in " + ust), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace causeway

@@ -10,6 +10,7 @@
 
 #include "analysis/sync_analysis.h"
 #include "ctf/reader/event_reader.h"
+#include "kernel/kernel_layout.h"
 
 namespace causeway::analysis {
 
@@ -118,7 +119,9 @@ StatusOr<ClockSync> ResolveClockSync(const std::vector<std::string>& paths,
   }
   std::set<std::string> hostnames;
   {
-    ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> r, ctf::EventReader::Open(paths));
+    // The hosts of the kernel traces: only they hold the TCP segments that link clocks.
+    ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> r,
+                     ctf::EventReader::Open(paths, kernel::KernelTracesOnly()));
     for (const auto& t : r->traces()) hostnames.insert(t->hostname());
   }
   if (!options.reference.empty() && !hostnames.count(options.reference)) {

@@ -14,9 +14,9 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   // Transforms go into the reader, so that its merge order is the synchronized order.
   auto result = std::make_unique<KernelAnalysis>();
   ASSIGN_OR_RETURN(result->clocks, ResolveClockSync(paths, options.sync));
-  ctf::ReaderOptions reader_options = ctf::ReaderOptions::ByHost(result->clocks.Transforms());
+  ctf::ReaderOptions reader_options =
+      kernel::KernelTracesOnly(ctf::ReaderOptions::ByHost(result->clocks.Transforms()));
   reader_options.decode_threads = options.decode_threads;
-  reader_options.use_trace = kernel::KernelLayout::UsesTrace;
   ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader,
                    ctf::EventReader::Open(paths, reader_options));
   result->unused_trace_dirs = reader->skipped_traces();

@@ -25,7 +25,8 @@ using TransformFn = std::function<ClockTransform(const ctf::Trace&)>;
 StatusOr<SyncStep> Pass(const std::vector<std::string>& paths, const Hosts& hosts,
                         const TransformFn& transform, int64_t expiry_ns, sync::HostSync* hs,
                         const std::function<bool()>& stop) {
-  ctf::ReaderOptions ro;
+  // Kernel traces only, as when the hosts were listed (hosts.of_trace is in that order).
+  ctf::ReaderOptions ro = kernel::KernelTracesOnly();
   ro.clock_transform = transform;
   ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader, ctf::EventReader::Open(paths, ro));
   const kernel::KernelLayout layout = kernel::KernelLayout::Build(*reader, hosts.of_trace);
@@ -81,7 +82,10 @@ StatusOr<SyncAnalysis> AnalyzeSync(const std::vector<std::string>& paths,
                                    const SyncOptions& options) {
   Hosts hosts;
   {
-    ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader, ctf::EventReader::Open(paths));
+    // The kernel traces: only they hold TCP segments (user-space traces would be decoded
+    // for nothing in every pass).
+    ASSIGN_OR_RETURN(std::unique_ptr<ctf::EventReader> reader,
+                     ctf::EventReader::Open(paths, kernel::KernelTracesOnly()));
     for (const auto& t : reader->traces()) {
       auto [it, added] =
           hosts.ids.emplace(t->hostname(), static_cast<uint32_t>(hosts.names.size()));
@@ -89,6 +93,12 @@ StatusOr<SyncAnalysis> AnalyzeSync(const std::vector<std::string>& paths,
       hosts.of_trace.push_back(it->second);
       hosts.trace_dirs.push_back(t->dir());
     }
+  }
+  if (hosts.names.empty()) {
+    std::string dirs;
+    for (const std::string& p : paths) dirs += (dirs.empty() ? "" : ", ") + p;
+    return InvalidArgument("No kernel trace in " + dirs +
+                           ": clocks are synchronized from the TCP segments kernel traces hold");
   }
   if (!options.reference.empty() && !hosts.ids.count(options.reference)) {
     std::string known;

@@ -76,4 +76,11 @@ class KernelLayout {
   bool has_scheduling_ = false;
 };
 
+// `options` opening only the traces KernelLayout::UsesTrace accepts (the others are listed
+// by EventReader::skipped_traces()).
+inline ctf::ReaderOptions KernelTracesOnly(ctf::ReaderOptions options = {}) {
+  options.use_trace = KernelLayout::UsesTrace;
+  return options;
+}
+
 }  // namespace causeway::kernel
