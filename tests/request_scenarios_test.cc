@@ -108,6 +108,36 @@ void ExpectTiles(const requests::RequestAnalysis& a) {
   }
 }
 
+// One request waits on a thread that serves 40 short requests meanwhile: each is summed
+// apart (more keys than the summaries scan before sorting), the largest first, ties by
+// request.
+TEST(RequestScenario, BlockedByManyRequestsSumsEachOne) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 2:b
+    10 cpu0 switch 1 S -> 0      # A waits for thread 2...
+    95 cpu1 waking 1             # ...which serves 40 requests before it answers
+    95 cpu0 switch 0 -> 1
+    end 100
+  )");
+  // Requests 1..39 run 2 ns each on thread 2 from 12 on; request 40 runs 90-95.
+  std::vector<spans::Span> v = {Root(1, 1, 1, 0, 100)};
+  for (int i = 0; i < 40; ++i)
+    v.push_back(Root(100 + i, 100 + i, 2, 12 + 2 * i, i == 39 ? 95 : 14 + 2 * i));
+  const spans::SpanSet s = Set(std::move(v));
+  const auto a = Analyze(k, s);
+  ASSERT_EQ(a.requests.size(), 41u);
+  ExpectTiles(a);
+  const requests::Request& r = a.requests[0];
+  ASSERT_EQ(r.by_request.size(), 40u);
+  EXPECT_EQ(r.by_request[0], (std::pair<int32_t, int64_t>{40, 5}));
+  for (int32_t i = 1; i < 40; ++i)
+    EXPECT_EQ(r.by_request[i], (std::pair<int32_t, int64_t>{i, 2})) << "entry " << i;
+  EXPECT_EQ(r.by_cause[static_cast<int>(Cause::kBlockedByRequest)], 39 * 2 + 5);
+  EXPECT_EQ(r.dominant, Cause::kBlockedByRequest);
+  EXPECT_EQ(r.dominant_request, 40);
+}
+
 TEST(RequestScenario, LockHeldByAnotherRequestIsBlockedByThatRequest) {
   KernelScenario k(R"(
     0 cpu0 switch 0 -> 1:a
