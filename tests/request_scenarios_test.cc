@@ -109,8 +109,7 @@ void ExpectTiles(const requests::RequestAnalysis& a) {
 }
 
 // One request waits on a thread that serves 40 short requests meanwhile: each is summed
-// apart (more keys than the summaries scan before sorting), the largest first, ties by
-// request.
+// apart, the largest first, ties by request.
 TEST(RequestScenario, BlockedByManyRequestsSumsEachOne) {
   KernelScenario k(R"(
     0 cpu0 switch 0 -> 1:a
