@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -16,6 +17,8 @@
 #include "base/file_bytes.h"
 #include "base/line_reader.h"
 #include "ctf/reader/event_reader.h"
+#include "spans/hex_ids.h"
+#include "spans/otlp_fast_path.h"
 
 namespace causeway::spans {
 namespace {
@@ -25,34 +28,6 @@ using simdjson::SUCCESS;
 using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
-
-// Hex digit values by character; 0xff for any other character.
-constexpr std::array<uint8_t, 256> kHexValue = [] {
-  std::array<uint8_t, 256> t{};
-  t.fill(0xff);
-  for (int c = 0; c < 10; ++c) t['0' + c] = static_cast<uint8_t>(c);
-  for (int c = 0; c < 6; ++c) {
-    t['a' + c] = static_cast<uint8_t>(10 + c);
-    t['A' + c] = static_cast<uint8_t>(10 + c);
-  }
-  return t;
-}();
-
-// Reads up to 16 hex digits (any case); false when empty, longer or with other characters.
-// A table lookup per digit, the check folded into one OR: every span has 48 digits of ids.
-bool ParseHex(std::string_view s, uint64_t* out) {
-  if (s.empty() || s.size() > 16) return false;
-  uint64_t v = 0;
-  uint8_t bad = 0;
-  for (char c : s) {
-    const uint8_t d = kHexValue[static_cast<unsigned char>(c)];
-    bad |= d;
-    v = v << 4 | (d & 0xf);
-  }
-  if (bad & 0xf0) return false;
-  *out = v;
-  return true;
-}
 
 // Where in the document we are, for error messages.
 struct Where {
@@ -101,14 +76,7 @@ Status ParseTraceId(const Field& f, const Where& w, TraceId* out) {
 // it names, are only built when this fails).
 bool ParseTraceIdFast(const Field& f, TraceId* out) {
   std::string_view s;
-  if (!String(f, &s) || s.empty() || s.size() > 32) return false;
-  const size_t split = s.size() > 16 ? s.size() - 16 : 0;
-  uint64_t high = 0, low = 0;
-  if ((split && !ParseHex(s.substr(0, split), &high)) || !ParseHex(s.substr(split), &low))
-    return false;
-  if ((high | low) == 0) return false;
-  *out = {high, low};
-  return true;
+  return String(f, &s) && ParseTraceIdHex(s, out);
 }
 bool ParseSpanIdFast(const Field& f, uint64_t* out) {
   std::string_view s;
@@ -461,16 +429,41 @@ struct NotJsonLines {
   simdjson::error_code error = SUCCESS;
 };
 
+// The parsers of span documents, reused from line to line and file to file: their buffers,
+// sized for the longest line, are allocated (and their pages faulted in) once.
+struct SpanParsers {
+  simdjson::dom::parser dom;
+  // The common shape of OTLP lines (otlp_fast_path.h); the DOM parser reads the others and
+  // names every error.
+  simdjson::ondemand::parser ondemand;
+  bool fast_path = true;
+  std::string padded;       // a line and simdjson's padding
+  std::vector<Span> batch;  // the spans of a line read by the fast path
+
+  // True when the fast path read `line` (its spans are then in `out`).
+  bool ParseFast(std::string_view line, SpanSet* out) {
+    if (!fast_path) return false;
+    // The parser reads up to SIMDJSON_PADDING bytes past the text: a line, cut from the
+    // reader's window, is copied where those bytes exist.
+    padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
+    std::memcpy(padded.data(), line.data(), line.size());
+    batch.clear();
+    if (!ParseOtlpFast(ondemand, padded.data(), line.size(), padded.size(), &batch)) return false;
+    for (Span& s : batch) AddSpan(std::move(s), out);
+    return true;
+  }
+};
+
 // JSON Lines (the OTLP file format), one document per line, parsed as the lines are read:
 // the parser's buffers (about 3x the text they hold) stay the size of a line, and so does
-// the reader's window. The parser copies each line into its own padded buffer (a line has
-// no padding), and one parser serves every file: its buffers, sized for the longest line,
-// are allocated (and their pages faulted in) once.
+// the reader's window. The parsers copy each line into their own padded buffer (a line has
+// no padding).
 // A first (non-blank) line that is a document with nothing but blank lines after it is the
 // whole document (named without a line number). A first line that is not a document sets
 // `*not_lines`: the caller parses the text as one document (pretty-printed JSON).
-Status ParseSpanLines(simdjson::dom::parser& parser, LineReader& lines, const std::string& name,
+Status ParseSpanLines(SpanParsers& parsers, LineReader& lines, const std::string& name,
                       SpanSet* out, std::optional<NotJsonLines>* not_lines) {
+  simdjson::dom::parser& parser = parsers.dom;
   std::string_view line;
   auto next_nonblank = [&] {
     while (lines.Next(&line))
@@ -484,19 +477,28 @@ Status ParseSpanLines(simdjson::dom::parser& parser, LineReader& lines, const st
     if (!lines.status().ok()) return read_error();
     return DataLoss(fmt::format("Cannot read spans: file={}: empty", name));
   }
-  element doc;
   const uint64_t first_line = lines.line_number();
-  if (const auto error = parser.parse(line.data(), line.size()).get(doc); error != SUCCESS) {
-    *not_lines = NotJsonLines{first_line, error};
-    return Status::Ok();
+  if (parsers.ParseFast(line, out)) {
+    if (!next_nonblank()) {
+      if (!lines.status().ok()) return read_error();
+      return Status::Ok();
+    }
+  } else {
+    element doc;
+    if (const auto error = parser.parse(line.data(), line.size()).get(doc); error != SUCCESS) {
+      *not_lines = NotJsonLines{first_line, error};
+      return Status::Ok();
+    }
+    // The parser holds the first document while the next line is looked for.
+    if (!next_nonblank()) {
+      if (!lines.status().ok()) return read_error();
+      return ParseOne(doc, name, out);
+    }
+    RETURN_IF_ERROR(ParseOne(doc, fmt::format("{} line {}", name, first_line), out));
   }
-  // The parser holds the first document while the next line is looked for.
-  if (!next_nonblank()) {
-    if (!lines.status().ok()) return read_error();
-    return ParseOne(doc, name, out);
-  }
-  RETURN_IF_ERROR(ParseOne(doc, fmt::format("{} line {}", name, first_line), out));
   do {
+    if (parsers.ParseFast(line, out)) continue;
+    element doc;
     const auto error = parser.parse(line.data(), line.size()).get(doc);
     if (error != SUCCESS && lines.last_line_unterminated()) {
       // The last line has no newline and does not parse: its writer stopped mid-append.
@@ -527,20 +529,22 @@ Status ParseWhole(simdjson::dom::parser& parser, std::string_view text, const st
                               simdjson::error_message(first.error)));
 }
 
-Status ParseSpanText(simdjson::dom::parser& parser, std::string_view text, const std::string& name,
+Status ParseSpanText(SpanParsers& parsers, std::string_view text, const std::string& name,
                      SpanSet* out) {
   std::optional<NotJsonLines> not_lines;
   auto lines = LineReader::OfText(text);
-  RETURN_IF_ERROR(ParseSpanLines(parser, *lines, name, out, &not_lines));
-  if (not_lines) return ParseWhole(parser, text, name, *not_lines, out);
+  RETURN_IF_ERROR(ParseSpanLines(parsers, *lines, name, out, &not_lines));
+  if (not_lines) return ParseWhole(parsers.dom, text, name, *not_lines, out);
   return Status::Ok();
 }
 
 }  // namespace
 
-Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out) {
-  simdjson::dom::parser parser;
-  return ParseSpanText(parser, text, name, out);
+Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out,
+                         bool fast_path) {
+  SpanParsers parsers;
+  parsers.fast_path = fast_path;
+  return ParseSpanText(parsers, text, name, out);
 }
 
 StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths, size_t window) {
@@ -573,20 +577,20 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths, size_t wi
   // doubling left up to half the vector unused and, with the copy, more at its peak (36 MB
   // for 22 MB of spans on a 10,000-request recording).
   set.spans.reserve(total / 448);
-  simdjson::dom::parser parser;
+  SpanParsers parsers;
   for (const std::string& f : files) {
     // JSON Lines files are parsed as they are read, a window at a time; only a file whose
     // first line is not a document of its own (pretty-printed JSON) is read whole.
     auto lines = LineReader::Open(f, window);
     if (!lines.ok()) return lines.status().WithContext(fmt::format("Cannot read span file {}", f));
     std::optional<NotJsonLines> not_lines;
-    RETURN_IF_ERROR(ParseSpanLines(parser, **lines, f, &set, &not_lines));
+    RETURN_IF_ERROR(ParseSpanLines(parsers, **lines, f, &set, &not_lines));
     if (not_lines) {
       lines->reset();
       auto bytes = FileBytes::Read(f);
       if (!bytes.ok())
         return bytes.status().WithContext(fmt::format("Cannot read span file {}", f));
-      RETURN_IF_ERROR(ParseWhole(parser, bytes->text(), f, *not_lines, &set));
+      RETURN_IF_ERROR(ParseWhole(parsers.dom, bytes->text(), f, *not_lines, &set));
     }
     set.files.push_back(f);
   }

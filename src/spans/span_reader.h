@@ -14,8 +14,10 @@
 namespace causeway::spans {
 
 // Parses one file's content (format detected from its top-level keys); `name` is used in
-// error messages.
-Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out);
+// error messages. `fast_path` false reads every line with the DOM reader alone (tests
+// compare it with the On-Demand fast path, otlp_fast_path.h).
+Status ParseSpanDocument(std::string_view text, const std::string& name, SpanSet* out,
+                         bool fast_path = true);
 
 // Reads files, or every *.json file (sorted by name) of each directory. JSON Lines files
 // are read `window` bytes at a time (the window grows to the longest line).
