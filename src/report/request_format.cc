@@ -6,6 +6,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "report/critpath_format.h"
@@ -73,8 +74,12 @@ nlohmann::json CausesJson(const int64_t* by_cause) {
   return nlohmann::json::parse(text);
 }
 
+// Ids are written by the hundred thousand (every request's blocking requests): a format
+// compiled once, into a buffer, costs a tenth of parsing the format string each time.
 void AppendHexId(std::string* out, const spans::TraceId& t) {
-  fmt::format_to(std::back_inserter(*out), "\"{:016x}{:016x}\"", t.high, t.low);
+  char buf[34];
+  char* end = fmt::format_to(buf, FMT_COMPILE("\"{:016x}{:016x}\""), t.high, t.low);
+  out->append(buf, static_cast<size_t>(end - buf));
 }
 
 // A request's summary as one compact JSON object: the same bytes as building it with
@@ -119,7 +124,10 @@ void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, cons
   AppendJsonString(out, root.operation);
   out->append(",\"service\":");
   AppendJsonString(out, root.service);
-  fmt::format_to(std::back_inserter(*out), ",\"span_id\":\"{:016x}\",\"start\":", root.span_id);
+  char span_id[40];
+  char* span_id_end =
+      fmt::format_to(span_id, FMT_COMPILE(",\"span_id\":\"{:016x}\",\"start\":"), root.span_id);
+  out->append(span_id, static_cast<size_t>(span_id_end - span_id));
   AppendJsonInt(out, r.start);
   out->append(",\"thread\":");
   if (r.worker == graph::kNoWorker) {
