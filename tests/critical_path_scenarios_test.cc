@@ -166,6 +166,45 @@ TEST(CriticalPathScenario, SegmentsInFlightLongerThanTheExpiryAreNotMatched) {
   EXPECT_EQ(s.Links(2), "1->2@11000000002 network");
 }
 
+TEST(CriticalPathScenario, EachSegmentMatchesItsOwnLastSend) {
+  // The in-flight map reuses the nodes of received segments: each receive still finds the
+  // send of its own segment, and a segment sent twice (a retransmission) links from the
+  // second sender.
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 2:server
+    1 cpu1 switch 2 S -> 0
+    10 cpu0 send 100 1 0x18
+    20 cpu1 softirq_entry 3
+    20 cpu1 recv 100 1 0x18
+    21 cpu1 waking 2
+    22 cpu1 softirq_exit 3
+    23 cpu1 switch 0 -> 2
+    24 cpu1 switch 2 S -> 0
+    25 cpu0 switch 1 S -> 3:b
+    30 cpu0 send 200 1 0x18
+    40 cpu1 softirq_entry 3
+    40 cpu1 recv 200 1 0x18
+    41 cpu1 waking 2
+    42 cpu1 softirq_exit 3
+    43 cpu1 switch 0 -> 2
+    44 cpu1 switch 2 S -> 0
+    45 cpu0 switch 3 S -> 1
+    50 cpu0 send 300 1 0x18
+    52 cpu0 switch 1 S -> 3
+    55 cpu0 send 300 1 0x18
+    60 cpu1 softirq_entry 3
+    60 cpu1 recv 300 1 0x18
+    61 cpu1 waking 2
+    62 cpu1 softirq_exit 3
+    63 cpu1 switch 0 -> 2
+    end 100
+  )");
+  EXPECT_EQ(s.counters().packets_sent, 4u);
+  EXPECT_EQ(s.counters().packets_matched, 3u);
+  EXPECT_EQ(s.Links(2), "1->2@21 network | 3->2@41 network | 3->2@61 network");
+}
+
 TEST(CriticalPathScenario, NetworkWakeUpAcrossTwoHosts) {
   KernelScenario s(R"(
     host A

@@ -504,7 +504,32 @@ void KernelModel::OnPacketSend(const KernelEvent& e, Cpu* c) {
     src.worker = RunningTask(e.host, c, task, e.ts);
     src.vertex = g_->AddVertex(src.worker, e.ts, State::kRunning);
   }
-  packets_[PacketKey{e.seq, e.ack_seq, e.tcp_flags}] = src;
+  RememberPacket(PacketKey{e.seq, e.ack_seq, e.tcp_flags}, src);
+}
+
+void KernelModel::RememberPacket(const PacketKey& key, const PacketSource& src) {
+  if (auto it = packets_.find(key); it != packets_.end()) {
+    it->second = src;  // the same segment sent again (a retransmission): the last one counts
+    return;
+  }
+  if (spare_packet_nodes_.empty()) {
+    packets_.emplace(key, src);
+    return;
+  }
+  PacketMap::node_type node = std::move(spare_packet_nodes_.back());
+  spare_packet_nodes_.pop_back();
+  node.key() = key;
+  node.mapped() = src;
+  packets_.insert(std::move(node));
+}
+
+KernelModel::PacketMap::iterator KernelModel::ForgetPacket(PacketMap::iterator it) {
+  // Enough spare nodes for the segments in flight at once on a busy host; beyond, freed.
+  constexpr size_t kMaxSpareNodes = 4096;
+  const auto next = std::next(it);
+  PacketMap::node_type node = packets_.extract(it);
+  if (spare_packet_nodes_.size() < kMaxSpareNodes) spare_packet_nodes_.push_back(std::move(node));
+  return next;
 }
 
 void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
@@ -512,7 +537,7 @@ void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
   if (it == packets_.end()) return;
   if (it->second.ts < e.ts - kPacketExpiryNs) {
     // Sent longer ago than the expiry delay (a sweep had not come yet): not this segment.
-    packets_.erase(it);
+    ForgetPacket(it);
     ++counters_.packets_expired;
     return;
   }
@@ -523,7 +548,7 @@ void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
     f->pkt_vertex = it->second.vertex;
     f->pkt_ts = it->second.ts;
   }
-  packets_.erase(it);
+  ForgetPacket(it);
 }
 
 void KernelModel::ExpirePackets(int64_t now) {
@@ -531,7 +556,7 @@ void KernelModel::ExpirePackets(int64_t now) {
   next_expiry_sweep_ = now + kPacketSweepNs;
   for (auto it = packets_.begin(); it != packets_.end();) {
     if (it->second.ts < now - kPacketExpiryNs) {
-      it = packets_.erase(it);
+      it = ForgetPacket(it);
       ++counters_.packets_expired;
     } else {
       ++it;
