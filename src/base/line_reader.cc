@@ -42,6 +42,7 @@ bool LineReader::Next(std::string_view* line) {
       line_offset_ = base_ + begin_;
       ++line_number_;
       unterminated_ = false;
+      line_end_ = begin_ + length;
       begin_ += length + 1;
       return true;
     }
@@ -51,7 +52,7 @@ bool LineReader::Next(std::string_view* line) {
       line_offset_ = base_ + begin_;
       ++line_number_;
       unterminated_ = true;
-      begin_ = filled_;
+      begin_ = line_end_ = filled_;
       return true;
     }
     if (!Refill()) return false;

@@ -41,6 +41,10 @@ class LineReader {
   uint64_t line_offset() const { return line_offset_; }
   uint64_t line_number() const { return line_number_; }
   bool last_line_unterminated() const { return unterminated_; }
+  // Bytes of input that follow the line last returned in the same buffer, valid as long as
+  // the line is: a parser that reads past the end of its text (simdjson's padding) can be
+  // given the line in place when there are enough of them.
+  size_t bytes_after_line() const { return filled_ - line_end_; }
   // The input's size (a file's when it was opened).
   uint64_t size() const { return size_; }
 
@@ -56,6 +60,7 @@ class LineReader {
   const char* data_ = nullptr;  // window_, or the text
   size_t begin_ = 0;            // first byte not yet returned
   size_t filled_ = 0;           // bytes of data_ that hold input
+  size_t line_end_ = 0;         // where in data_ the line last returned ends
   uint64_t base_ = 0;           // input offset of data_[0]
   uint64_t read_to_ = 0;        // input bytes read so far
   uint64_t size_ = 0;

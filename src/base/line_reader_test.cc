@@ -89,6 +89,48 @@ TEST_F(LineReaderTest, WindowsOfAnySizeGiveTheSameLines) {
   }
 }
 
+// The bytes a line's buffer holds after it (what a parser may read as padding) are the
+// input that follows the line, whatever the window.
+TEST_F(LineReaderTest, BytesAfterALineAreTheInputThatFollowsIt) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 30; ++round) {
+    std::string text;
+    const int lines = 1 + static_cast<int>(rng() % 20);
+    for (int i = 0; i < lines; ++i) {
+      const size_t length = rng() % 3 == 0 ? rng() % 200 : rng() % 10;
+      for (size_t k = 0; k < length; ++k) text += static_cast<char>('a' + rng() % 26);
+      if (i + 1 < lines || rng() % 2) text += '\n';
+    }
+    const std::string path = Write("after" + std::to_string(round), text);
+    for (size_t window : {size_t{1}, size_t{16}, size_t{256}, size_t{4096}}) {
+      auto r = LineReader::Open(path, window);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      std::string_view line;
+      size_t some_after = 0;
+      while ((*r)->Next(&line)) {
+        const size_t after = (*r)->bytes_after_line();
+        const size_t end = (*r)->line_offset() + line.size();
+        ASSERT_LE(end + after, text.size());
+        EXPECT_EQ(std::string_view(line.data() + line.size(), after), text.substr(end, after))
+            << "round " << round << " window " << window << " line " << (*r)->line_number();
+        if ((*r)->last_line_unterminated()) {
+          EXPECT_EQ(after, 0u);
+        }
+        some_after += after;
+      }
+      if (window == 4096 && lines > 1) {
+        EXPECT_GT(some_after, 0u);
+      }
+    }
+    auto memory = LineReader::OfText(text);
+    std::string_view line;
+    while (memory->Next(&line)) {
+      const size_t end = memory->line_offset() + line.size();
+      EXPECT_EQ(memory->bytes_after_line(), text.size() - end);
+    }
+  }
+}
+
 TEST_F(LineReaderTest, EmptyInputsHaveNoLines) {
   std::string_view line;
   auto file = LineReader::Open(Write("empty", ""));

@@ -437,18 +437,26 @@ struct SpanParsers {
   // names every error.
   simdjson::ondemand::parser ondemand;
   bool fast_path = true;
-  std::string padded;       // a line and simdjson's padding
+  std::string padded;       // a line and simdjson's padding, when its buffer lacks room
   std::vector<Span> batch;  // the spans of a line read by the fast path
 
-  // True when the fast path read `line` (its spans are then in `out`).
-  bool ParseFast(std::string_view line, SpanSet* out) {
+  // True when the fast path read `line` (its spans are then in `out`). `after` bytes of
+  // input follow it in its buffer.
+  bool ParseFast(std::string_view line, size_t after, SpanSet* out) {
     if (!fast_path) return false;
-    // The parser reads up to SIMDJSON_PADDING bytes past the text: a line, cut from the
-    // reader's window, is copied where those bytes exist.
-    padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
-    std::memcpy(padded.data(), line.data(), line.size());
+    // The parser reads up to SIMDJSON_PADDING bytes past the text (their content does not
+    // matter): a line followed by as many bytes in the reader's window is parsed in place,
+    // the window's last line is copied where those bytes exist.
+    const char* text = line.data();
+    size_t capacity = line.size() + after;
+    if (after < simdjson::SIMDJSON_PADDING) {
+      padded.resize(line.size() + simdjson::SIMDJSON_PADDING);
+      std::memcpy(padded.data(), line.data(), line.size());
+      text = padded.data();
+      capacity = padded.size();
+    }
     batch.clear();
-    if (!ParseOtlpFast(ondemand, padded.data(), line.size(), padded.size(), &batch)) return false;
+    if (!ParseOtlpFast(ondemand, text, line.size(), capacity, &batch)) return false;
     for (Span& s : batch) AddSpan(std::move(s), out);
     return true;
   }
@@ -456,8 +464,8 @@ struct SpanParsers {
 
 // JSON Lines (the OTLP file format), one document per line, parsed as the lines are read:
 // the parser's buffers (about 3x the text they hold) stay the size of a line, and so does
-// the reader's window. The parsers copy each line into their own padded buffer (a line has
-// no padding).
+// the reader's window. The DOM parser copies each line into its own padded buffer; the fast
+// path reads a line in place when the window holds simdjson's padding after it.
 // A first (non-blank) line that is a document with nothing but blank lines after it is the
 // whole document (named without a line number). A first line that is not a document sets
 // `*not_lines`: the caller parses the text as one document (pretty-printed JSON).
@@ -478,7 +486,7 @@ Status ParseSpanLines(SpanParsers& parsers, LineReader& lines, const std::string
     return DataLoss(fmt::format("Cannot read spans: file={}: empty", name));
   }
   const uint64_t first_line = lines.line_number();
-  if (parsers.ParseFast(line, out)) {
+  if (parsers.ParseFast(line, lines.bytes_after_line(), out)) {
     if (!next_nonblank()) {
       if (!lines.status().ok()) return read_error();
       return Status::Ok();
@@ -497,7 +505,7 @@ Status ParseSpanLines(SpanParsers& parsers, LineReader& lines, const std::string
     RETURN_IF_ERROR(ParseOne(doc, fmt::format("{} line {}", name, first_line), out));
   }
   do {
-    if (parsers.ParseFast(line, out)) continue;
+    if (parsers.ParseFast(line, lines.bytes_after_line(), out)) continue;
     element doc;
     const auto error = parser.parse(line.data(), line.size()).get(doc);
     if (error != SUCCESS && lines.last_line_unterminated()) {
