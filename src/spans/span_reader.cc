@@ -1,7 +1,6 @@
 #include "spans/span_reader.h"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
