@@ -169,7 +169,8 @@ TEST(CriticalPathScenario, SegmentsInFlightLongerThanTheExpiryAreNotMatched) {
 TEST(CriticalPathScenario, EachSegmentMatchesItsOwnLastSend) {
   // The in-flight map reuses the nodes of received segments: each receive still finds the
   // send of its own segment, and a segment sent twice (a retransmission) links from the
-  // second sender.
+  // second sender (400 and 500, in flight together, leave two spare nodes: the second
+  // send of 300 takes one while 300 is already in the map).
   KernelScenario s(R"(
     0 cpu0 switch 0 -> 1:a
     0 cpu1 switch 0 -> 2:server
@@ -190,6 +191,12 @@ TEST(CriticalPathScenario, EachSegmentMatchesItsOwnLastSend) {
     43 cpu1 switch 0 -> 2
     44 cpu1 switch 2 S -> 0
     45 cpu0 switch 3 S -> 1
+    46 cpu0 send 400 1 0x18
+    46 cpu0 send 500 1 0x18
+    47 cpu1 softirq_entry 3
+    47 cpu1 recv 400 1 0x18
+    47 cpu1 recv 500 1 0x18
+    48 cpu1 softirq_exit 3
     50 cpu0 send 300 1 0x18
     52 cpu0 switch 1 S -> 3
     55 cpu0 send 300 1 0x18
@@ -200,8 +207,8 @@ TEST(CriticalPathScenario, EachSegmentMatchesItsOwnLastSend) {
     63 cpu1 switch 0 -> 2
     end 100
   )");
-  EXPECT_EQ(s.counters().packets_sent, 4u);
-  EXPECT_EQ(s.counters().packets_matched, 3u);
+  EXPECT_EQ(s.counters().packets_sent, 6u);
+  EXPECT_EQ(s.counters().packets_matched, 5u);
   EXPECT_EQ(s.Links(2), "1->2@21 network | 3->2@41 network | 3->2@61 network");
 }
 

@@ -508,19 +508,20 @@ void KernelModel::OnPacketSend(const KernelEvent& e, Cpu* c) {
 }
 
 void KernelModel::RememberPacket(const PacketKey& key, const PacketSource& src) {
-  if (auto it = packets_.find(key); it != packets_.end()) {
-    it->second = src;  // the same segment sent again (a retransmission): the last one counts
-    return;
-  }
+  // One lookup either way; the same segment sent again (a retransmission): the last counts.
   if (spare_packet_nodes_.empty()) {
-    packets_.emplace(key, src);
+    packets_.insert_or_assign(key, src);
     return;
   }
   PacketMap::node_type node = std::move(spare_packet_nodes_.back());
   spare_packet_nodes_.pop_back();
   node.key() = key;
   node.mapped() = src;
-  packets_.insert(std::move(node));
+  auto [it, inserted, kept] = packets_.insert(std::move(node));
+  if (!inserted) {
+    it->second = src;
+    spare_packet_nodes_.push_back(std::move(kept));
+  }
 }
 
 KernelModel::PacketMap::iterator KernelModel::ForgetPacket(PacketMap::iterator it) {
