@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -76,13 +77,31 @@ void ExpectConsistent(const json& j, size_t requests) {
 
 TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
   SKIP_UNLESS_RECORDING_WORKS();
-  TempDir tmp;
-  std::string dir;
   // 30 ms queries under the lock: contention outweighs the CPU contention of a sanitizer
-  // build on two cores.
-  json j = RecordAndAnalyze(
-      tmp, "--requests 12 --rate 10 --burst 3 --db-wait-us 30000 --fault lock", &dir);
-  ExpectConsistent(j, 12);
+  // build on two cores, most of the time. But the two cores are shared with the recorder, the
+  // demo's other services and, on a shared VM, its neighbours: one local run found the slowest
+  // request preempted 74 ms on a customer thread, longer than it waited for the lock, and
+  // rightly labelled "preempted". Such a recording says nothing about the lock diagnosis, so
+  // only then is the demo recorded again (at most three recordings, as in FsyncIsDisk); any
+  // other cause beating the lock fails at once.
+  std::unique_ptr<TempDir> tmp;
+  std::string dir;
+  json j;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    tmp = std::make_unique<TempDir>();
+    j = RecordAndAnalyze(*tmp, "--requests 12 --rate 10 --burst 3 --db-wait-us 30000 --fault lock",
+                         &dir);
+    ExpectConsistent(j, 12);
+    const int blocked = SlowestWithCause(j, 5, "blocked_by_request");
+    const int preempted = SlowestWithCause(j, 5, "preempted");
+    const bool slowest_blocked = SlowestWithCause(j, 1, "blocked_by_request") == 1;
+    const bool only_cpu_beat_the_lock = blocked + preempted == 5;
+    if ((blocked >= 4 && slowest_blocked) || !only_cpu_beat_the_lock || attempt == 3) break;
+    std::printf(
+        "recording %d: %d of the 5 slowest requests (the slowest: %s) were preempted longer "
+        "than they waited for the lock (CPU contention); recording again\n",
+        attempt, preempted, j["requests"][0]["dominant_cause"].dump().c_str());
+  }
   EXPECT_GE(SlowestWithCause(j, 5, "blocked_by_request"), 4) << j["requests"].dump(1);
   const json& slowest = j["requests"][0];
   ASSERT_FALSE(slowest["blocked_by_requests"].empty());
@@ -111,17 +130,17 @@ TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
   EXPECT_EQ(at, r["end"].get<int64_t>());
   EXPECT_TRUE(other);
   // The HTML report holds every request (its rendering is checked in html_report_test.cc).
-  auto html = RunCli("requests " + dir + " --format html -o " + tmp.path() + "/r.html", &err);
+  auto html = RunCli("requests " + dir + " --format html -o " + tmp->path() + "/r.html", &err);
   ASSERT_EQ(html.exit_code, 0) << err;
   EXPECT_NE(html.out.find("(12 requests)"), std::string::npos) << html.out;
-  std::ifstream page(tmp.path() + "/r.html");
+  std::ifstream page(tmp->path() + "/r.html");
   const std::string content((std::istreambuf_iterator<char>(page)),
                             std::istreambuf_iterator<char>());
   EXPECT_NE(content.find(slowest["trace_id"].get<std::string>()), std::string::npos);
   // Chrome Trace Event JSON for Perfetto UI: every span, every path piece, paired flows.
-  auto exp = RunCli("export " + dir + " --format chrome -o " + tmp.path() + "/t.json", &err);
+  auto exp = RunCli("export " + dir + " --format chrome -o " + tmp->path() + "/t.json", &err);
   ASSERT_EQ(exp.exit_code, 0) << err;
-  std::ifstream chrome_in(tmp.path() + "/t.json");
+  std::ifstream chrome_in(tmp->path() + "/t.json");
   const json chrome = json::parse(chrome_in, nullptr, false);
   ASSERT_FALSE(chrome.is_discarded());
   std::map<std::string, int> count;
