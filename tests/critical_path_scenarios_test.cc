@@ -511,3 +511,39 @@ TEST(CriticalPathScenario, PerfCurrentTaskRevealsAMissingSwitchIn) {
 
 }  // namespace
 }  // namespace causeway::testing
+
+namespace causeway::testing {
+namespace {
+
+TEST(CriticalPathScenario, QualifiersPastTheLimitAreCountedNotSilentlyDropped) {
+  // Two disks end two waits; the second disk's name is the last qualifier interned.
+  const std::string script = R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 2
+    10 cpu0 switch 1 D -> 0
+    10 cpu1 switch 2 D -> 0
+    70 cpu0 irq_entry 14 ahci
+    70 cpu0 block_complete 8388608
+    71 cpu0 waking 1
+    72 cpu0 block_complete 8388624
+    73 cpu0 waking 2
+    74 cpu0 irq_exit 14
+    75 cpu0 switch 0 -> 1
+    75 cpu1 switch 0 -> 2
+    end 100
+  )";
+  KernelScenario full(script);
+  EXPECT_EQ(full.counters().unnamed_qualifiers, 0u);
+  EXPECT_EQ(
+      full.Path(2),
+      "2@0-10 RUNNING | 2@10-73 BLOCK_DEVICE(disk 8:16) | 2@73-75 PREEMPTED | 2@75-100 RUNNING");
+  // One id fewer: the second disk's wait keeps its state but loses its name, and says so.
+  KernelScenario capped(script, static_cast<uint32_t>(full.graph().num_qualifiers() - 1));
+  EXPECT_EQ(capped.counters().unnamed_qualifiers, 1u);
+  EXPECT_EQ(capped.Path(1), full.Path(1));
+  EXPECT_EQ(capped.Path(2),
+            "2@0-10 RUNNING | 2@10-73 BLOCK_DEVICE | 2@73-75 PREEMPTED | 2@75-100 RUNNING");
+}
+
+}  // namespace
+}  // namespace causeway::testing

@@ -99,7 +99,8 @@ int RunThreads(const ThreadsOptions& o) {
                      {"lost_records", c.lost_records},
                      {"missing_wakeups", c.missing_wakeups},
                      {"missing_switch_ins", c.missing_switch_ins},
-                     {"interrupt_mismatches", c.interrupt_mismatches}};
+                     {"interrupt_mismatches", c.interrupt_mismatches},
+                     {"unnamed_qualifiers", c.unnamed_qualifiers}};
     std::puts(j.dump(2).c_str());
     return 0;
   }

@@ -30,7 +30,8 @@ std::string_view LinkKindName(LinkKind k) {
   return "?";
 }
 
-ExecutionGraph::ExecutionGraph() {
+ExecutionGraph::ExecutionGraph(uint32_t max_qualifiers)
+    : max_qualifiers_(std::clamp<uint32_t>(max_qualifiers, 1, kMaxQualifiers)) {
   strings_.emplace_back();
   string_ids_.emplace(std::string(), 0);
 }
@@ -43,8 +44,10 @@ uint32_t ExecutionGraph::AddHost(std::string name) {
 StringId ExecutionGraph::Intern(std::string_view s) {
   auto it = string_ids_.find(std::string(s));
   if (it != string_ids_.end()) return it->second;
-  // Qualifiers share the edge word with the state: 24 bits of id.
-  if (strings_.size() >= (1u << 24)) return 0;
+  if (strings_.size() >= max_qualifiers_) {
+    ++unnamed_qualifiers_;
+    return 0;
+  }
   const StringId id = static_cast<StringId>(strings_.size());
   strings_.emplace_back(s);
   string_ids_.emplace(std::string(s), id);

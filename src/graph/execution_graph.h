@@ -75,14 +75,23 @@ struct Worker {
 
 class ExecutionGraph {
  public:
-  ExecutionGraph();
+  // Qualifiers share the edge word with the state: 24 bits of id.
+  static constexpr uint32_t kMaxQualifiers = 1u << 24;
+  // `max_qualifiers` (at most kMaxQualifiers, the empty one included) is lowered by tests
+  // only, to reach the limit without 16 million strings.
+  explicit ExecutionGraph(uint32_t max_qualifiers = kMaxQualifiers);
 
   // Hosts are named by the trace env hostname; ids are dense from 0.
   uint32_t AddHost(std::string name);
   const std::vector<std::string>& hosts() const { return hosts_; }
 
   // Interned qualifier strings ("irq 19 eth0", "softirq TIMER", "lost events", ...).
+  // Past the limit a new string gets the empty qualifier (0), counted below: only a
+  // corrupt or hostile trace names millions of distinct irqs, disks or vectors.
   StringId Intern(std::string_view s);
+  // How many Intern calls of a new string found the qualifier ids exhausted.
+  uint64_t unnamed_qualifiers() const { return unnamed_qualifiers_; }
+  size_t num_qualifiers() const { return strings_.size(); }  // the empty one included
   std::string_view str(StringId id) const { return strings_[id]; }
 
   // --- Building (graph builder only) ---------------------------------------------------
@@ -139,6 +148,8 @@ class ExecutionGraph {
   std::vector<uint32_t> open_;  // workers_[w].edge.back(), dense
   std::vector<std::string> strings_;
   std::unordered_map<std::string, StringId> string_ids_;
+  uint32_t max_qualifiers_ = kMaxQualifiers;
+  uint64_t unnamed_qualifiers_ = 0;
   int64_t end_ = 0;
 };
 

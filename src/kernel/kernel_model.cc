@@ -578,6 +578,9 @@ void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   c->depth = 0;
 }
 
-void KernelModel::Finish(int64_t end) { g_->set_end(end > 0 ? end : last_ts_); }
+void KernelModel::Finish(int64_t end) {
+  g_->set_end(end > 0 ? end : last_ts_);
+  counters_.unnamed_qualifiers = g_->unnamed_qualifiers();
+}
 
 }  // namespace causeway::kernel

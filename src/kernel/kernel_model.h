@@ -48,6 +48,9 @@ struct ModelCounters {
   uint64_t missing_switch_ins = 0;  // thread switched out while not known to run
   uint64_t interrupt_mismatches = 0;
   uint64_t inferred_switches = 0;  // perf's current task contradicted the model's
+  // States left without their qualifier: more distinct irq / disk / vector names than the
+  // graph's qualifier ids (ExecutionGraph::kMaxQualifiers).
+  uint64_t unnamed_qualifiers = 0;
 };
 
 class KernelModel {

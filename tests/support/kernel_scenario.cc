@@ -32,7 +32,8 @@ uint32_t KernelScenario::HostId(const std::string& name) {
   return model_->AddHost(name);
 }
 
-KernelScenario::KernelScenario(const std::string& script) {
+KernelScenario::KernelScenario(const std::string& script, uint32_t max_qualifiers)
+    : graph_(max_qualifiers) {
   model_ = std::make_unique<kernel::KernelModel>(&graph_);
   struct Pending {
     KernelEvent e;

@@ -43,7 +43,9 @@ void ExpectPathStateTimesEqual(const graph::ExecutionGraph& g, graph::WorkerId w
 class KernelScenario {
  public:
   // Parses and runs `script`; a malformed line fails the calling test (ADD_FAILURE).
-  explicit KernelScenario(const std::string& script);
+  // `max_qualifiers`: the graph's qualifier limit (ExecutionGraph's constructor).
+  explicit KernelScenario(const std::string& script,
+                          uint32_t max_qualifiers = graph::ExecutionGraph::kMaxQualifiers);
 
   const graph::ExecutionGraph& graph() const { return graph_; }
   const kernel::ModelCounters& counters() const { return model_->counters(); }
