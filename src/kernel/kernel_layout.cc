@@ -1,5 +1,6 @@
 #include "kernel/kernel_layout.h"
 
+#include <cstring>
 #include <initializer_list>
 #include <string_view>
 
@@ -111,11 +112,11 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
         c.trace = ti;
         const ctf::EventPlan& p = *ep;
         auto payload = [&](std::initializer_list<std::string_view> names) {
-          return Field{FindField(p, names, false), FindField(p, names, false, 1)};
+          return Field{LoadOf(FindField(p, names, false)), LoadOf(FindField(p, names, false, 1))};
         };
-        c.current_tid = Field{FindField(p, {"perf_tid", "tid", "vtid"}, true),
-                              FindField(p, {"perf_tid", "common_pid"}, false)};
-        c.flags = Field{FindField(p, {"common_flags"}, false), nullptr};
+        c.current_tid = Field{LoadOf(FindField(p, {"perf_tid", "tid", "vtid"}, true)),
+                              LoadOf(FindField(p, {"perf_tid", "common_pid"}, false))};
+        c.flags = Field{LoadOf(FindField(p, {"common_flags"}, false)), {}};
         switch (kind) {
           case Kind::kSwitch:
             c.tid = payload({"prev_tid", "prev_pid"});
@@ -166,7 +167,7 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             c.seq = payload({"seq"});
             c.ack_seq = payload({"ack_seq"});
             c.tcp_flags = payload({"flags"});
-            if (!c.seq.a || !c.ack_seq.a || !c.tcp_flags.a) c.kind = Kind::kNone;
+            if (!c.seq.a.node || !c.ack_seq.a.node || !c.tcp_flags.a.node) c.kind = Kind::kNone;
             break;
           case Kind::kBlockComplete:
             c.value = payload({"dev"});
@@ -189,30 +190,102 @@ size_t KernelLayout::num_used_classes() const {
   return n;
 }
 
+KernelLayout::Load KernelLayout::LoadOf(const PlanNode* node) {
+  Load l;
+  if (!node) return l;
+  l.node = node;
+  l.offset_bits = node->loc.offset_bits;
+  l.slot = node->loc.slot;
+  l.scope = static_cast<uint8_t>(node->loc.scope);
+  l.size_bits = node->scalar.size_bits;
+  l.is_signed = node->scalar.is_signed;
+  // A field aligned on a byte starts on one (CTF aligns from the packet start); a float, a
+  // big-endian field or an odd size takes ReadRawBits. Convert still checks the position.
+  const unsigned size = node->scalar.size_bits;
+  if (node->align_bits % 8 == 0 && !node->scalar.big_endian && !node->scalar.is_float &&
+      (size == 8 || size == 16 || size == 32 || size == 64))
+    l.bytes = static_cast<uint8_t>(size / 8);
+  return l;
+}
+
 namespace {
-const PlanNode* Present(const ctf::Event& e, const PlanNode* a, const PlanNode* b) {
-  if (a && e.Position(*a) != ctf::kAbsent) return a;
-  if (b && e.Position(*b) != ctf::kAbsent) return b;
+
+using Load = KernelLayout::Load;
+
+// The bit position of a field at one of its two places, and which; nullptr when absent (a
+// field of a variant option not chosen).
+inline const Load* Locate(const ctf::Event& e, const Load& a, const Load& b, uint64_t* pos) {
+  if (a.node) {
+    const uint64_t anchor = e.slots[a.scope][a.slot];
+    if (anchor != ctf::kAbsent) {
+      *pos = anchor + a.offset_bits;
+      return &a;
+    }
+  }
+  if (b.node) {
+    const uint64_t anchor = e.slots[b.scope][b.slot];
+    if (anchor != ctf::kAbsent) {
+      *pos = anchor + b.offset_bits;
+      return &b;
+    }
+  }
   return nullptr;
 }
+
+// Raw bits, zero-extended (Event::GetUnsigned).
+inline uint64_t Raw(const ctf::Event& e, const Load& l, uint64_t pos) {
+  if (l.bytes && !(pos & 7)) [[likely]] {
+    const uint8_t* p = e.data + (pos >> 3);
+    switch (l.bytes) {
+      case 1:
+        return *p;
+      case 2: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+      }
+      case 4: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
+      default: {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+      }
+    }
+  }
+  return ctf::ReadRawBits(e.data, e.data_end, pos, l.node->scalar);
+}
+
+// Sign-extended when the field is signed (Event::GetSigned).
+inline int64_t Signed(const ctf::Event& e, const Load& l, uint64_t pos) {
+  const uint64_t raw = Raw(e, l, pos);
+  return l.is_signed ? ctf::SignExtend(raw, l.size_bits) : static_cast<int64_t>(raw);
+}
+
 }  // namespace
 
 std::string_view KernelLayout::ResolveName(const KernelEvent& k, int which) {
   const auto& e = *static_cast<const ctf::Event*>(k.source[0]);
   const auto& c = *static_cast<const ClassLayout*>(k.source[1]);
   const Field& f = which == 0 ? c.name : c.name2;
-  const PlanNode* n = Present(e, f.a, f.b);
-  return n ? e.GetString(*n) : std::string_view();
+  uint64_t pos = 0;
+  const Load* l = Locate(e, f.a, f.b, &pos);
+  return l ? e.GetString(*l->node) : std::string_view();
 }
 
 bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const {
   auto integer = [&](const Field& f, int64_t dflt) -> int64_t {
-    const PlanNode* n = Present(e, f.a, f.b);
-    return n ? e.GetSigned(*n) : dflt;
+    uint64_t pos = 0;
+    const Load* l = Locate(e, f.a, f.b, &pos);
+    return l ? Signed(e, *l, pos) : dflt;
   };
   auto unsigned_ = [&](const Field& f) -> uint64_t {
-    const PlanNode* n = Present(e, f.a, f.b);
-    return n ? e.GetUnsigned(*n) : 0;
+    uint64_t pos = 0;
+    const Load* l = Locate(e, f.a, f.b, &pos);
+    return l ? Raw(e, *l, pos) : 0;
   };
   // Every field is stored once, explicitly: `*out = KernelEvent{}` first compiles to a
   // `rep stos` over the whole struct, a third of this function's time on a busy trace.
@@ -226,7 +299,7 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->value = integer(c.value, 0);
   out->name = {};
   out->name2 = {};
-  if (c.name.a || c.name2.a) {
+  if (c.name.a.node || c.name2.a.node) {
     out->resolve = &ResolveName;
     out->source[0] = &e;
     out->source[1] = &c;
@@ -234,18 +307,20 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
     out->resolve = nullptr;
     out->source[0] = out->source[1] = nullptr;
   }
-  out->current_tid =
-      (c.current_tid.a || c.current_tid.b) ? static_cast<int32_t>(integer(c.current_tid, -1)) : -1;
-  out->has_context_flags = c.flags.a != nullptr;
-  out->context_flags = c.flags.a ? static_cast<uint32_t>(unsigned_(c.flags)) : 0;
-  out->pid = c.pid.a ? static_cast<int32_t>(integer(c.pid, -1)) : -1;
+  out->current_tid = (c.current_tid.a.node || c.current_tid.b.node)
+                         ? static_cast<int32_t>(integer(c.current_tid, -1))
+                         : -1;
+  out->has_context_flags = c.flags.a.node != nullptr;
+  out->context_flags = c.flags.a.node ? static_cast<uint32_t>(unsigned_(c.flags)) : 0;
+  out->pid = c.pid.a.node ? static_cast<int32_t>(integer(c.pid, -1)) : -1;
   out->seq = out->ack_seq = 0;
   out->tcp_flags = 0;
   out->end_ts = 0;
   if (c.kind == Kind::kPacketSend || c.kind == Kind::kPacketRecv) {
-    const PlanNode* s = Present(e, c.seq.a, c.seq.b);
+    uint64_t pos = 0;
+    const Load* s = Locate(e, c.seq.a, c.seq.b, &pos);
     if (!s) return false;  // not a TCP segment (UDP, ARP, IPv6 without TCP...)
-    out->seq = e.GetUnsigned(*s);
+    out->seq = Raw(e, *s, pos);
     out->ack_seq = unsigned_(c.ack_seq);
     out->tcp_flags = static_cast<uint32_t>(unsigned_(c.tcp_flags));
   }

@@ -53,11 +53,25 @@ class KernelLayout {
   // True when some trace has the events a graph needs (sched_switch).
   bool has_scheduling() const { return has_scheduling_; }
 
+  // Where an integer field lies, copied from its PlanNode when the table is built: the
+  // conversion of an event reads this entry only, and a byte-aligned little-endian field of
+  // 8, 16, 32 or 64 bits (every field the model reads in LTTng's and the recorder's kernel
+  // traces) is one load instead of a call to ctf::ReadRawBits.
+  struct Load {
+    const ctf::PlanNode* node = nullptr;  // nullptr: the class has no such field
+    uint32_t offset_bits = 0;             // node->loc
+    uint16_t slot = 0;
+    uint8_t scope = 0;
+    uint8_t bytes = 0;  // 1, 2, 4 or 8: a plain little-endian load; 0: ReadRawBits
+    uint8_t size_bits = 0;
+    bool is_signed = false;
+  };
+  static Load LoadOf(const ctf::PlanNode* node);
+
  private:
   // A field that may sit at one of two places (e.g. an ipv4 or ipv6 variant option).
   struct Field {
-    const ctf::PlanNode* a = nullptr;
-    const ctf::PlanNode* b = nullptr;
+    Load a, b;
   };
   struct ClassLayout {
     Kind kind = Kind::kNone;
