@@ -6,17 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "requests/active_request_steps.h"
+
 namespace causeway::requests {
 namespace {
 
 using graph::State;
 using graph::WorkerId;
-
-// One worker's active request as a step function: `req` from `ts` until the next entry.
-struct Step {
-  int64_t ts;
-  int32_t req;  // -1: none
-};
 
 struct Interval {
   int64_t start, end;
@@ -218,13 +214,11 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
   for (const auto& [w, service] : out.thread_service)
     if (g.worker(w).pid >= 0)
       out.process_service.try_emplace({g.worker(w).host, g.worker(w).pid}, service);
-  std::unordered_map<WorkerId, std::vector<Step>> timeline;
+  // Per worker (dense: looked up for every segment of every request's path), with the
+  // position of its last search (StepAfter).
+  std::vector<std::vector<Step>> timeline(g.num_workers());
+  std::vector<size_t> step_hint(g.num_workers(), 0);
   for (auto& [w, iv] : intervals) timeline[w] = BuildTimeline(std::move(iv));
-  static const std::vector<Step> kNoSteps;
-  auto steps_of = [&](WorkerId w) -> const std::vector<Step>& {
-    auto it = timeline.find(w);
-    return it == timeline.end() ? kNoSteps : it->second;
-  };
 
   // The critical paths of the threads running the requests, merged with their shared
   // states stored once (seed 000 Alg. 2): one path per thread and span of overlapping
@@ -285,9 +279,9 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
         unknown_until(seg.start);
         // The worker's active-request steps: the one in force at seg.start, then each change
         // inside the segment cuts it.
-        const std::vector<Step>& steps = steps_of(seg.worker);
-        auto step = std::upper_bound(steps.begin(), steps.end(), seg.start,
-                                     [](int64_t x, const Step& st) { return x < st.ts; });
+        const std::vector<Step>& steps = timeline[seg.worker];
+        auto step = steps.begin() + static_cast<std::ptrdiff_t>(
+                                        StepAfter(steps, &step_hint[seg.worker], seg.start));
         for (int64_t a = seg.start; a < seg.end; ++step) {
           const int64_t b = std::min(seg.end, step == steps.end() ? INT64_MAX : step->ts);
           const int32_t who = step == steps.begin() ? -1 : std::prev(step)->req;
