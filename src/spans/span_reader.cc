@@ -681,8 +681,8 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
     int64_t start = -1, end = -1;
     int32_t tid = 0;
   };
-  std::unordered_map<uint64_t, Sync> sync;
-  sync.reserve(set->spans.size());
+  // Per span, by its index (set->by_id): events of span ids no span has are of no use.
+  std::vector<Sync> sync(set->spans.size());
   std::map<std::pair<int32_t, uint64_t>, std::vector<int64_t>> open_activations;
   for (const SyncEvents::Trace& trace : events.traces) {
     // The transform the reader would have applied: exact and monotonic, so each trace's
@@ -696,7 +696,9 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
         case SyncEvent::kStart:
         case SyncEvent::kEnd: {
           const bool start = e.kind == SyncEvent::kStart;
-          Sync& s = sync[e.span_id];
+          const auto span = set->by_id.find(e.span_id);
+          if (span == set->by_id.end()) break;
+          Sync& s = sync[span->second];
           (start ? s.start : s.end) = ts;
           if (e.tid) s.tid = start || s.tid == 0 ? e.tid : s.tid;
           break;
@@ -722,12 +724,13 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
       }
     }
   }
-  for (Span& s : set->spans) {
-    auto it = sync.find(s.span_id);
-    if (it == sync.end() || it->second.start < 0 || it->second.end < it->second.start) continue;
-    s.start_ns = it->second.start;
-    s.end_ns = it->second.end;
-    if (it->second.tid) s.tid = it->second.tid;
+  for (size_t i = 0; i < set->spans.size(); ++i) {
+    Span& s = set->spans[i];
+    const Sync& x = sync[i];
+    if (x.start < 0 || x.end < x.start) continue;
+    s.start_ns = x.start;
+    s.end_ns = x.end;
+    if (x.tid) s.tid = x.tid;
     s.synced = true;
     ++set->synced;
   }

@@ -50,7 +50,8 @@ StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths)
 
 // Spans take their sync events' times and threads; `transforms` (by trace env hostname)
 // maps each host's clock to the analysis timebase. Causeway's activate/deactivate pairs
-// become SpanSet::activations.
+// become SpanSet::activations. A span is found by `set->by_id`, which must index every span
+// (as the readers build it).
 void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
                      const std::map<std::string, ClockTransform>& transforms = {});
 
