@@ -697,7 +697,7 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
         case SyncEvent::kEnd: {
           const bool start = e.kind == SyncEvent::kStart;
           const auto span = set->by_id.find(e.span_id);
-          if (span == set->by_id.end()) break;
+          if (span == set->by_id.end() || span->second >= sync.size()) break;
           Sync& s = sync[span->second];
           (start ? s.start : s.end) = ts;
           if (e.tid) s.tid = start || s.tid == 0 ? e.tid : s.tid;
