@@ -1,6 +1,5 @@
 #include "kernel/kernel_layout.h"
 
-#include <cstring>
 #include <initializer_list>
 #include <string_view>
 
@@ -199,12 +198,9 @@ KernelLayout::Load KernelLayout::LoadOf(const PlanNode* node) {
   l.scope = static_cast<uint8_t>(node->loc.scope);
   l.size_bits = node->scalar.size_bits;
   l.is_signed = node->scalar.is_signed;
-  // A field aligned on a byte starts on one (CTF aligns from the packet start); a float, a
-  // big-endian field or an odd size takes ReadRawBits. Convert still checks the position.
-  const unsigned size = node->scalar.size_bits;
-  if (node->align_bits % 8 == 0 && !node->scalar.big_endian && !node->scalar.is_float &&
-      (size == 8 || size == 16 || size == 32 || size == 64))
-    l.bytes = static_cast<uint8_t>(size / 8);
+  // A field aligned on a byte starts on one (CTF aligns from the packet start); a float or
+  // a big-endian field takes ReadRawBits. Convert still checks the position and the size.
+  l.aligned_le = node->align_bits % 8 == 0 && !node->scalar.big_endian && !node->scalar.is_float;
   return l;
 }
 
@@ -234,28 +230,10 @@ inline const Load* Locate(const ctf::Event& e, const Load& a, const Load& b, uin
 
 // Raw bits, zero-extended (Event::GetUnsigned).
 inline uint64_t Raw(const ctf::Event& e, const Load& l, uint64_t pos) {
-  if (l.bytes && !(pos & 7)) [[likely]] {
-    const uint8_t* p = e.data + (pos >> 3);
-    switch (l.bytes) {
-      case 1:
-        return *p;
-      case 2: {
-        uint16_t v;
-        std::memcpy(&v, p, 2);
-        return v;
-      }
-      case 4: {
-        uint32_t v;
-        std::memcpy(&v, p, 4);
-        return v;
-      }
-      default: {
-        uint64_t v;
-        std::memcpy(&v, p, 8);
-        return v;
-      }
-    }
-  }
+  uint64_t v;
+  if (l.aligned_le && !(pos & 7) && ctf::LoadAlignedLe(e.data + (pos >> 3), l.size_bits, &v))
+      [[likely]]
+    return v;
   return ctf::ReadRawBits(e.data, e.data_end, pos, l.node->scalar);
 }
 

@@ -62,7 +62,7 @@ class KernelLayout {
     uint32_t offset_bits = 0;             // node->loc
     uint16_t slot = 0;
     uint8_t scope = 0;
-    uint8_t bytes = 0;  // 1, 2, 4 or 8: a plain little-endian load; 0: ReadRawBits
+    bool aligned_le = false;  // a byte-aligned little-endian integer: ctf::LoadAlignedLe
     uint8_t size_bits = 0;
     bool is_signed = false;
   };

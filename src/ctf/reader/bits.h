@@ -32,6 +32,34 @@ inline uint64_t LoadBe64Safe(const uint8_t* p, const uint8_t* end) {
   return __builtin_bswap64(LoadLe64Safe(p, end));
 }
 
+// A little-endian field of 8, 16, 32 or 64 bits starting at byte `p`: one load. False for
+// any other size.
+inline bool LoadAlignedLe(const uint8_t* p, unsigned size_bits, uint64_t* out) {
+  switch (size_bits) {
+    case 8:
+      *out = *p;
+      return true;
+    case 16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      *out = v;
+      return true;
+    }
+    case 32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      *out = v;
+      return true;
+    }
+    case 64: {
+      std::memcpy(out, p, 8);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 // Raw bits of a scalar, zero-extended (no sign extension). The caller guarantees the field
 // lies inside [base, end).
 inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bit_pos,
@@ -39,29 +67,8 @@ inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bi
   const uint8_t* p = base + (bit_pos >> 3);
   const unsigned shift = bit_pos & 7;
   const unsigned size = d.size_bits;
-  if (shift == 0 && !d.big_endian) {
-    switch (size) {
-      case 8:
-        return *p;
-      case 16: {
-        uint16_t v;
-        std::memcpy(&v, p, 2);
-        return v;
-      }
-      case 32: {
-        uint32_t v;
-        std::memcpy(&v, p, 4);
-        return v;
-      }
-      case 64: {
-        uint64_t v;
-        std::memcpy(&v, p, 8);
-        return v;
-      }
-      default:
-        break;
-    }
-  }
+  uint64_t aligned;
+  if (shift == 0 && !d.big_endian && LoadAlignedLe(p, size, &aligned)) return aligned;
   if (shift == 0 && d.big_endian) {
     switch (size) {
       case 8:
