@@ -107,6 +107,21 @@ TEST(MergedPaths, Figure6ThreeThreadsShareTheLockHoldersStatesOnce) {
                         graph::CriticalPathFinder(g).Compute(b, 25, 60).links));
 }
 
+TEST(MergedPaths, WithoutLinksThePathsAreTheSameAndHoldNoLinks) {
+  KernelScenario k(kFigure6);
+  const graph::ExecutionGraph& g = k.graph();
+  const std::vector<PathRange> ranges = {{k.Worker(1), 0, 80}, {k.Worker(2), 0, 80}};
+  const MergedPaths with = graph::MergeCriticalPaths(g, ranges);
+  const MergedPaths without = graph::MergeCriticalPaths(g, ranges, {.links = false});
+  ASSERT_EQ(without.paths.size(), 2u);
+  EXPECT_FALSE(with.paths[1].links.empty());  // B is woken by A
+  for (size_t p = 0; p < 2; ++p) {
+    EXPECT_TRUE(without.paths[p].links.empty());
+    EXPECT_EQ(Nodes(g, without, p), Nodes(g, with, p));
+  }
+  EXPECT_EQ(without.nodes.size(), with.nodes.size());
+}
+
 TEST(MergedPaths, MergeRangesJoinsOverlappingRangesOfOneThread) {
   const auto r = graph::MergeRanges(
       {{2, 50, 60}, {1, 10, 20}, {1, 15, 30}, {1, 30, 40}, {1, 45, 50}, {2, 0, 5}});

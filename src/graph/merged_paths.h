@@ -57,9 +57,14 @@ struct MergedPaths {
   uint64_t shared_ns = 0;         // time stored once instead of several times
 };
 
+struct MergeOptions {
+  bool links = true;  // keep each path's links (MergedPath::links stays empty otherwise)
+};
+
 // Computes the critical path of every range and merges them. Ranges of one thread that
 // overlap or touch should be given as one (MergeRanges) so their common part is walked once.
-MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRange>& ranges);
+MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRange>& ranges,
+                               const MergeOptions& options = {});
 
 // Sorts ranges and joins those of one worker that overlap or touch.
 std::vector<PathRange> MergeRanges(std::vector<PathRange> ranges);

@@ -239,7 +239,7 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
     if (r.worker != graph::kNoWorker) wanted.push_back({r.worker, r.start, r.end});
   }
   const std::vector<graph::PathRange> ranges = graph::MergeRanges(std::move(wanted));
-  out.merged = graph::MergeCriticalPaths(g, ranges);
+  out.merged = graph::MergeCriticalPaths(g, ranges, {.links = options.keep_paths});
   auto path_of = [&](WorkerId w, int64_t start) -> const graph::MergedPath& {
     // The last range of `w` that begins at or before `start` holds the request.
     auto it =
