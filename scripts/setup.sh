@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libzstd-dev
   libsimdjson-dev                    # span files: OTLP and Jaeger JSON, parsed at GB/s
+  libabsl-dev                        # flat hash maps: span ids, packets in flight
   libbpf-dev bpftool libelf-dev zlib1g-dev   # the recorder: eBPF programs, CO-RE skeleton
   iproute2 util-linux                # record tests: network namespaces, setpriv, unshare
   libcpp-httplib-dev                 # the demo: HTTP between its services

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 namespace causeway::spans {
 
 struct TraceId {
@@ -43,9 +45,9 @@ struct Activation {
 struct SpanSet {
   std::vector<Span> spans;
   std::vector<Activation> activations;
-  std::unordered_map<uint64_t, size_t> by_id;  // span id -> index in spans
-  uint64_t duplicates = 0;                     // spans seen twice, kept once
-  uint64_t synced = 0;                         // spans whose times come from sync events
+  absl::flat_hash_map<uint64_t, size_t> by_id;  // span id -> index in spans
+  uint64_t duplicates = 0;                      // spans seen twice, kept once
+  uint64_t synced = 0;                          // spans whose times come from sync events
   // JSON Lines files whose last line was cut short (a writer that died mid-append): the
   // line is skipped, counted here and described in `warnings`.
   uint64_t truncated_lines = 0;
