@@ -504,33 +504,8 @@ void KernelModel::OnPacketSend(const KernelEvent& e, Cpu* c) {
     src.worker = RunningTask(e.host, c, task, e.ts);
     src.vertex = g_->AddVertex(src.worker, e.ts, State::kRunning);
   }
-  RememberPacket(PacketKey{e.seq, e.ack_seq, e.tcp_flags}, src);
-}
-
-void KernelModel::RememberPacket(const PacketKey& key, const PacketSource& src) {
-  // One lookup either way; the same segment sent again (a retransmission): the last counts.
-  if (spare_packet_nodes_.empty()) {
-    packets_.insert_or_assign(key, src);
-    return;
-  }
-  PacketMap::node_type node = std::move(spare_packet_nodes_.back());
-  spare_packet_nodes_.pop_back();
-  node.key() = key;
-  node.mapped() = src;
-  auto [it, inserted, kept] = packets_.insert(std::move(node));
-  if (!inserted) {
-    it->second = src;
-    spare_packet_nodes_.push_back(std::move(kept));
-  }
-}
-
-KernelModel::PacketMap::iterator KernelModel::ForgetPacket(PacketMap::iterator it) {
-  // Enough spare nodes for the segments in flight at once on a busy host; beyond, freed.
-  constexpr size_t kMaxSpareNodes = 4096;
-  const auto next = std::next(it);
-  PacketMap::node_type node = packets_.extract(it);
-  if (spare_packet_nodes_.size() < kMaxSpareNodes) spare_packet_nodes_.push_back(std::move(node));
-  return next;
+  // The same segment sent again (a retransmission): the last counts.
+  packets_.insert_or_assign(PacketKey{e.seq, e.ack_seq, e.tcp_flags}, src);
 }
 
 void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
@@ -538,7 +513,7 @@ void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
   if (it == packets_.end()) return;
   if (it->second.ts < e.ts - kPacketExpiryNs) {
     // Sent longer ago than the expiry delay (a sweep had not come yet): not this segment.
-    ForgetPacket(it);
+    packets_.erase(it);
     ++counters_.packets_expired;
     return;
   }
@@ -549,20 +524,14 @@ void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
     f->pkt_vertex = it->second.vertex;
     f->pkt_ts = it->second.ts;
   }
-  ForgetPacket(it);
+  packets_.erase(it);
 }
 
 void KernelModel::ExpirePackets(int64_t now) {
   if (now < next_expiry_sweep_) return;
   next_expiry_sweep_ = now + kPacketSweepNs;
-  for (auto it = packets_.begin(); it != packets_.end();) {
-    if (it->second.ts < now - kPacketExpiryNs) {
-      it = ForgetPacket(it);
-      ++counters_.packets_expired;
-    } else {
-      ++it;
-    }
-  }
+  counters_.packets_expired += absl::erase_if(
+      packets_, [now](const auto& kv) { return kv.second.ts < now - kPacketExpiryNs; });
 }
 
 void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
