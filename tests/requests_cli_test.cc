@@ -81,9 +81,12 @@ TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
   // build on two cores, most of the time. But the two cores are shared with the recorder, the
   // demo's other services and, on a shared VM, its neighbours: one local run found the slowest
   // request preempted 74 ms on a customer thread, longer than it waited for the lock, and
-  // rightly labelled "preempted". Such a recording says nothing about the lock diagnosis, so
-  // only then is the demo recorded again (at most three recordings, as in FsyncIsDisk); any
-  // other cause beating the lock fails at once.
+  // rightly labelled "preempted". Such a recording says nothing about the lock diagnosis: a
+  // starved request also pushes a second-in-burst request into the five slowest, whose wait
+  // for the lock (one 30 ms query) and its own query (30 ms, "timer") are a tie (seen once).
+  // So when one of the five slowest was preempted and the check fails, the demo is recorded
+  // again (at most three recordings, as in FsyncIsDisk); a failure without CPU starvation
+  // fails at once.
   std::unique_ptr<TempDir> tmp;
   std::string dir;
   json j;
@@ -95,8 +98,7 @@ TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
     const int blocked = SlowestWithCause(j, 5, "blocked_by_request");
     const int preempted = SlowestWithCause(j, 5, "preempted");
     const bool slowest_blocked = SlowestWithCause(j, 1, "blocked_by_request") == 1;
-    const bool only_cpu_beat_the_lock = blocked + preempted == 5;
-    if ((blocked >= 4 && slowest_blocked) || !only_cpu_beat_the_lock || attempt == 3) break;
+    if ((blocked >= 4 && slowest_blocked) || preempted == 0 || attempt == 3) break;
     std::printf(
         "recording %d: %d of the 5 slowest requests (the slowest: %s) were preempted longer "
         "than they waited for the lock (CPU contention); recording again\n",
