@@ -8,7 +8,8 @@
 // environment variable read at process start, so the process runs itself again once with
 // `glibc.malloc.hugetlb=1` added, and puts the variable back as it was before anything
 // else runs (commands that start other programs pass the caller's environment on).
-// Measured on that recording: 3.7 -> 2.2 s CPU, peak RSS within 1%.
+// Measured on that recording: 3.7 -> 2.2 s CPU, peak RSS within 1%; `causeway threads`
+// (the kernel graph alone) 0.35 -> 0.26 s, peak RSS 38 -> 46 MB.
 // CAUSEWAY_HUGEPAGES=0 turns it off.
 #pragma once
 
