@@ -45,7 +45,7 @@ struct PathRange {
 struct MergedPath {
   PathRange range;              // as covered (clipped to the thread's life)
   std::vector<uint32_t> nodes;  // ids into MergedPaths::nodes, tiling range in order
-  std::vector<PathLink> links;  // as CriticalPath::links
+  std::vector<PathLink> links;  // as CriticalPath::links (with MergeOptions::links)
 };
 
 struct MergedPaths {
