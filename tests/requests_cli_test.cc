@@ -231,9 +231,14 @@ TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
   ASSERT_EQ(one.exit_code, 0) << err;
   bool on_route = false;
   const json request = json::parse(one.out);
-  for (const json& p : request["path"])
+  std::string path;  // for the failure message: where the path went
+  for (const json& p : request["path"]) {
     if (p["thread"].is_object() && p["thread"].value("service", "") == "route") on_route = true;
-  EXPECT_TRUE(on_route);
+    path += p.value("cause", "?") + "@" +
+            (p["thread"].is_object() ? p["thread"].value("service", "?") : std::string("-")) + " " +
+            std::to_string((p["end"].get<int64_t>() - p["start"].get<int64_t>()) / 1000) + "us\n";
+  }
+  EXPECT_TRUE(on_route) << request.value("diagnosis", "") << "\n" << path;
 }
 
 // A service killed while appending to its span file leaves a last line without its newline:
