@@ -227,22 +227,59 @@ TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
   json j = RecordAndAnalyze(tmp, "--requests 8 --rate 10 --burst 1 --fault net", &dir);
   ExpectConsistent(j, 8);
   EXPECT_GE(SlowestWithCause(j, 3, "network"), 2) << j["requests"].dump(1);
-  // The path continues on the route service's thread (the peer, in its own namespace).
+  // The route service's replies reach the frontend through the rate-limited link (route
+  // runs in its own namespace): their segments are matched, network links from route.
   std::string err;
   auto one = RunCli(
       "request " + dir + " " + j["requests"][0]["trace_id"].get<std::string>() + " --format json",
       &err);
   ASSERT_EQ(one.exit_code, 0) << err;
-  bool on_route = false;
   const json request = json::parse(one.out);
-  std::string path;  // for the failure message: where the path went
+  auto service = [](const json& thread) {
+    return thread.is_object() ? thread.value("service", "?") : std::string("-");
+  };
+  bool on_route = false;
+  std::string path;  // for the failure messages: where the path went
   for (const json& p : request["path"]) {
-    if (p["thread"].is_object() && p["thread"].value("service", "") == "route") on_route = true;
-    path += p.value("cause", "?") + "@" +
-            (p["thread"].is_object() ? p["thread"].value("service", "?") : std::string("-")) + " " +
+    on_route |= service(p["thread"]) == "route";
+    path += p.value("cause", "?") + "@" + service(p["thread"]) + " " +
             std::to_string((p["end"].get<int64_t>() - p["start"].get<int64_t>()) / 1000) + "us\n";
   }
-  EXPECT_TRUE(on_route) << request.value("diagnosis", "") << "\n" << path;
+  // A reply ends a network wait of a frontend thread (on the path, or off it). A reply sent
+  // during a wait on the path: the wait is network time from the send on, and the path goes
+  // on at route's thread before it. A reply sent before the wait began (the frontend, short
+  // of CPU, still running or preempted while route answered, or a second segment already in
+  // flight) leaves network time only: route's work then overlapped the frontend's, off its
+  // critical path.
+  int replies = 0, followed = 0, sent_before_wait = 0;
+  for (const json& l : request["links"]) {
+    if (l["kind"] != "network" || service(l["from"]) != "route" || service(l["to"]) != "frontend")
+      continue;
+    ++replies;
+    const int64_t sent = l["from_ts"].get<int64_t>(), woken = l["to_ts"].get<int64_t>();
+    for (const json& p : request["path"]) {
+      if (p["state"] != "NETWORK" || p["end"].get<int64_t>() != woken) continue;
+      const int64_t wait_from = p["start"].get<int64_t>();
+      if (wait_from == sent) {
+        ++followed;
+      } else if (wait_from > sent) {
+        ++sent_before_wait;
+      } else {
+        ADD_FAILURE() << "network time before the reply was sent at " << sent
+                      << ", not followed to route:\n"
+                      << path;
+      }
+    }
+  }
+  EXPECT_GE(replies, 1) << request["links"].dump(1);
+  if (followed > 0) {
+    EXPECT_TRUE(on_route) << request.value("diagnosis", "") << "\n" << path;
+  } else {
+    std::printf(
+        "none of the %d replies from route was sent while the path waited for it (%d before "
+        "the wait): the path is network time only\n",
+        replies, sent_before_wait);
+  }
 }
 
 // A service killed while appending to its span file leaves a last line without its newline:
