@@ -83,6 +83,32 @@ void ExpectSameSummariesWithoutPaths(const KernelScenario& k, const spans::SpanS
     EXPECT_EQ(x.dominant_request, y.dominant_request);
     EXPECT_EQ(x.diagnosis, y.diagnosis);
   }
+  // The listings' variant keeps the root spans only, and gives the same summaries.
+  spans::SpanSet roots = s;
+  auto b = requests::AnalyzeRequestsRootSpansOnly(k.graph(), &roots, o);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_EQ(b->requests.size(), kept.requests.size());
+  ASSERT_EQ(roots.spans.size(), kept.requests.size());
+  EXPECT_EQ(roots.by_id.size(), roots.spans.size());
+  EXPECT_TRUE(roots.activations.empty());
+  EXPECT_EQ(b->spans, kept.spans);
+  for (size_t i = 0; i < kept.requests.size(); ++i) {
+    const requests::Request& x = b->requests[i];
+    const requests::Request& y = kept.requests[i];
+    EXPECT_EQ(x.root, i);
+    EXPECT_EQ(roots.spans[x.root].span_id, s.spans[y.root].span_id);
+    EXPECT_EQ(roots.by_id.at(roots.spans[i].span_id), i);
+    EXPECT_TRUE(std::equal(std::begin(x.by_cause), std::end(x.by_cause), std::begin(y.by_cause)));
+    EXPECT_EQ(x.by_request, y.by_request);
+    EXPECT_EQ(x.by_thread, y.by_thread);
+    EXPECT_EQ(x.dominant, y.dominant);
+    EXPECT_EQ(x.diagnosis, y.diagnosis);
+  }
+  ASSERT_EQ(b->operations.size(), kept.operations.size());
+  for (size_t i = 0; i < kept.operations.size(); ++i) {
+    EXPECT_EQ(b->operations[i].operation, kept.operations[i].operation);
+    EXPECT_EQ(b->operations[i].count, kept.operations[i].count);
+  }
 }
 
 requests::RequestAnalysis Analyze(const KernelScenario& k, const spans::SpanSet& s) {

@@ -102,7 +102,11 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
   requests::RequestOptions ro;
   ro.host = o.host;
   ro.keep_paths = keep_paths;
-  ASSIGN_OR_RETURN(l.requests, requests::AnalyzeRequests(l.kernel->graph, l.spans, ro));
+  // The listings (no paths kept) show each request's root span only: the others are let go
+  // before the paths are computed.
+  ASSIGN_OR_RETURN(l.requests, keep_paths ? requests::AnalyzeRequests(l.kernel->graph, l.spans, ro)
+                                          : requests::AnalyzeRequestsRootSpansOnly(l.kernel->graph,
+                                                                                   &l.spans, ro));
   return l;
 }
 

@@ -106,6 +106,22 @@ class SumsByKey {
   std::vector<K> keys_;
 };
 
+// Leaves in `set` the requests' root spans alone, in request order (Request::root indexes
+// them, and so does by_id); activations go too.
+void KeepRootSpans(spans::SpanSet* set, std::vector<Request>* requests) {
+  std::vector<spans::Span> roots;
+  roots.reserve(requests->size());
+  for (Request& r : *requests) {
+    roots.push_back(std::move(set->spans[r.root]));
+    r.root = roots.size() - 1;
+  }
+  set->spans = std::move(roots);
+  set->activations = {};
+  set->by_id = {};
+  set->by_id.reserve(set->spans.size());
+  for (size_t i = 0; i < set->spans.size(); ++i) set->by_id.try_emplace(set->spans[i].span_id, i);
+}
+
 }  // namespace
 
 std::string_view CauseName(Cause c) {
@@ -140,8 +156,12 @@ std::string RequestAnalysis::ThreadLabel(const graph::ExecutionGraph& g, WorkerI
   return name->empty() ? tid : fmt::format("{} ({})", tid, *name);
 }
 
-StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const spans::SpanSet& set,
-                                          const RequestOptions& options) {
+namespace {
+
+// AnalyzeRequests; with `roots_only` (the same set as `set`), the spans but the requests'
+// roots are dropped once the threads are associated.
+StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::SpanSet& set,
+                                  spans::SpanSet* roots_only, const RequestOptions& options) {
   RequestAnalysis out;
   out.spans = set.spans.size();
   out.spans_synced = set.synced;
@@ -239,6 +259,7 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
     if (r.worker != graph::kNoWorker) wanted.push_back({r.worker, r.start, r.end});
   }
   const std::vector<graph::PathRange> ranges = graph::MergeRanges(std::move(wanted));
+  if (roots_only) KeepRootSpans(roots_only, &out.requests);
   out.merged = graph::MergeCriticalPaths(g, ranges, {.links = options.keep_paths});
   auto path_of = [&](WorkerId w, int64_t start) -> const graph::MergedPath& {
     // The last range of `w` that begins at or before `start` holds the request.
@@ -426,6 +447,19 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const 
   }
   for (auto& [k, o] : ops) out.operations.push_back(o);
   return out;
+}
+
+}  // namespace
+
+StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g, const spans::SpanSet& set,
+                                          const RequestOptions& options) {
+  return Analyze(g, set, nullptr, options);
+}
+
+StatusOr<RequestAnalysis> AnalyzeRequestsRootSpansOnly(const graph::ExecutionGraph& g,
+                                                       spans::SpanSet* set,
+                                                       const RequestOptions& options) {
+  return Analyze(g, *set, set, options);
 }
 
 StatusOr<size_t> FindRequest(const RequestAnalysis& a, const spans::SpanSet& s,
