@@ -145,7 +145,6 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // time: a node keeps its own start and end); node_at[j] is that piece's node.
   // Segment k's pieces are the intervals first_bound[k] .. end_bound[k] - 1 (global indexes).
   std::vector<uint32_t> first_bound(num_segments), end_bound(num_segments);
-  out.nodes.reserve(num_segments);  // at most one node per piece; untouched pages cost nothing
   std::vector<uint32_t> node_at;
   std::vector<int64_t> starts, ends, group;
   for (size_t r = 0; r < keys.size(); ++r) {
