@@ -92,7 +92,7 @@ void CriticalPathFinder::Follow(const InLink& link, WorkerId target, StringId ta
   if (link.kind() == LinkKind::kNetwork) {
     // The segment left the sender at its send vertex; the time in flight is the network's.
     from_ts = g_.worker(src).ts[fv];
-    out->links.push_back(PathLink{src, target, from_ts, wake_ts, LinkKind::kNetwork});
+    if (links_) out->links.push_back(PathLink{src, target, from_ts, wake_ts, LinkKind::kNetwork});
     if (from_ts < start || from_ts > wake_ts) {
       // Sent before the wait began (or, clocks unsynchronized, after it ended): the wait
       // was on the network alone.
@@ -100,7 +100,7 @@ void CriticalPathFinder::Follow(const InLink& link, WorkerId target, StringId ta
       return;
     }
     EmitReverse(target, State::kNetwork, target_qual, from_ts, wake_ts);
-  } else {
+  } else if (links_) {
     out->links.push_back(PathLink{src, target, from_ts, wake_ts, link.kind()});
   }
   stack_.push_back(

@@ -60,7 +60,9 @@ struct PathSummary {
 
 class CriticalPathFinder {
  public:
-  explicit CriticalPathFinder(const ExecutionGraph& g) : g_(g) {}
+  // `links` false: CriticalPath::links stays empty (the caller needs the segments only, and
+  // saves gathering and sorting the links of every path).
+  explicit CriticalPathFinder(const ExecutionGraph& g, bool links = true) : g_(g), links_(links) {}
 
   // The path of `w` over [begin, end] clipped to its life; begin/end of the result say
   // the range actually covered.
@@ -89,6 +91,7 @@ class CriticalPathFinder {
   static void Emit(CriticalPath* out, WorkerId w, State s, StringId q, int64_t start, int64_t end);
 
   const ExecutionGraph& g_;
+  const bool links_;
   std::vector<Frame> stack_;
   std::vector<PathSegment> reverse_;  // a resolution's segments, latest first
 };

@@ -67,7 +67,7 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
                                const MergeOptions& options) {
   MergedPaths out;
   out.paths.resize(ranges.size());
-  CriticalPathFinder finder(g);
+  CriticalPathFinder finder(g, options.links);
   CriticalPath cp;
   // Every path's segments go to their group, (thread, state, qualifier), as the paths are
   // computed: a group's segments are then path after path, each path's in time order (runs
