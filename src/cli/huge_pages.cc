@@ -1,21 +1,19 @@
 #include "cli/huge_pages.h"
 
-#include <gnu/libc-version.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
-#include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <string_view>
+#include <string>
 
 namespace causeway::cli {
 namespace {
-
-// Set in the re-executed process: "-" when GLIBC_TUNABLES was unset, else "=" + its value.
-constexpr const char* kSavedTunables = "CAUSEWAY_SAVED_GLIBC_TUNABLES";
 
 // Only the `madvise` mode needs the advice: `always` gives huge pages anyway, `never` none.
 bool ThpModeIsMadvise() {
@@ -25,20 +23,7 @@ bool ThpModeIsMadvise() {
   return mode.find("[madvise]") != std::string::npos;
 }
 
-bool GlibcHasHugetlbTunable() {
-  int major = 0, minor = 0;
-  return std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2 &&
-         (major > 2 || (major == 2 && minor >= 35));
-}
-
 }  // namespace
-
-std::optional<std::string> TunablesWithHugePages(const char* current) {
-  if (!current || !*current) return std::string("glibc.malloc.hugetlb=1");
-  if (std::string_view(current).find("glibc.malloc.hugetlb") != std::string_view::npos)
-    return std::nullopt;
-  return std::string(current) + ":glibc.malloc.hugetlb=1";
-}
 
 void KeepFreedHeapForReuse() {
   if (const char* off = std::getenv("CAUSEWAY_HEAP_REUSE"); off && std::strcmp(off, "0") == 0)
@@ -51,40 +36,32 @@ void KeepFreedHeapForReuse() {
   mallopt(M_ARENA_MAX, 1);
 }
 
-void UseHugePagesForHeap(char** argv) {
-  if (const char* saved = std::getenv(kSavedTunables)) {
-    // The re-executed process: glibc has read the tunables; give the caller's back.
-    if (saved[0] == '=')
-      setenv("GLIBC_TUNABLES", saved + 1, 1);
-    else
-      unsetenv("GLIBC_TUNABLES");
-    unsetenv(kSavedTunables);
-    return;
-  }
-  // (Under a sanitizer the tunable does nothing, but the re-exec is kept: the tests then
-  // run this path.)
-  if (!GlibcHasHugetlbTunable() || !ThpModeIsMadvise()) return;
+bool AdviseHugePagesForHeap() {
   if (const char* off = std::getenv("CAUSEWAY_HUGEPAGES"); off && std::strcmp(off, "0") == 0)
-    return;
-  const char* current = std::getenv("GLIBC_TUNABLES");
-  const std::optional<std::string> tunables = TunablesWithHugePages(current);
-  if (!tunables) return;
-  // The executable's own path (readlink, not /proc/self/exe itself: under valgrind that
-  // link names the tool, and readlink is translated to the program).
-  char exe[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n <= 0) return;
-  exe[n] = '\0';
-  const std::string saved = current ? std::string("=") + current : std::string("-");
-  setenv(kSavedTunables, saved.c_str(), 1);
-  setenv("GLIBC_TUNABLES", tunables->c_str(), 1);
-  execv(exe, argv);
-  // Still here: the exec failed; run as is, with the environment as it was.
-  unsetenv(kSavedTunables);
-  if (current)
-    setenv("GLIBC_TUNABLES", saved.c_str() + 1, 1);
-  else
-    unsetenv("GLIBC_TUNABLES");
+    return false;
+  if (!ThpModeIsMadvise()) return false;
+  // A block larger than what is left at the top of the heap (but below the mmap threshold)
+  // makes glibc extend the heap by its size plus M_TOP_PAD: one brk call reserves the whole
+  // range, untouched. Freed, the block goes back to the top, and later blocks of any size
+  // are cut from that top before glibc would consider mmap.
+  char* const before = static_cast<char*>(sbrk(0));
+  mallopt(M_TOP_PAD, static_cast<int>(kHugePageHeapReserve));
+  void* probe = std::malloc(size_t{1} << 20);
+  // The compiler may drop a malloc whose block is never used: this use it cannot see through.
+  __asm__ volatile("" : : "r"(probe) : "memory");
+  char* const after = static_cast<char*>(sbrk(0));
+  // The block began in what was left of the old top, below `before`: freed, the new top
+  // starts there, and so will the next blocks.
+  char* const top = std::min(static_cast<char*>(probe), before);
+  std::free(probe);
+  mallopt(M_TOP_PAD, 128 << 10);  // glibc's default, for any growth beyond the reserve
+  // Under a sanitizer or valgrind the allocator is not glibc's and brk does not move; if the
+  // brk call failed, glibc mapped the block elsewhere: either way, nothing to advise.
+  if (before == reinterpret_cast<char*>(-1) || after < before + kHugePageHeapReserve / 2)
+    return false;
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  char* const start = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(top) & ~(page - 1));
+  return madvise(start, static_cast<size_t>(after - start), MADV_HUGEPAGE) == 0;
 }
 
 }  // namespace causeway::cli

@@ -1,31 +1,31 @@
 // Transparent huge pages for the heap of the commands that allocate most.
 //
-// `causeway requests` builds and frees hundreds of MB of short-lived arrays (span DOMs,
+// `causeway requests` builds and frees hundreds of MB of short-lived arrays (spans,
 // critical-path segments, merged nodes, JSON). On a kernel whose THP mode is `madvise`
 // (Debian's default) every 4 KiB of that is a page fault; on a virtual machine a fault is
-// expensive: a third of the command's CPU time on a 10,000-request recording. glibc
-// (>= 2.35) can advise huge pages for its own heap, but only from the GLIBC_TUNABLES
-// environment variable read at process start, so the process runs itself again once with
-// `glibc.malloc.hugetlb=1` added, and puts the variable back as it was before anything
-// else runs (commands that start other programs pass the caller's environment on).
-// Measured on that recording: 3.7 -> 2.2 s CPU, peak RSS within 1%; `causeway threads`
-// (the kernel graph alone) 0.35 -> 0.26 s, peak RSS 38 -> 46 MB.
+// expensive (tens of microseconds each on the development VM). glibc does not advise huge pages for
+// its heap unless told so by GLIBC_TUNABLES at process start (which would mean running the
+// program a second time, about 11 ms of CPU per run there). Instead, at the start of main,
+// the heap is grown once by a large reserve of address space (M_TOP_PAD, no memory is
+// touched) and that range is advised MADV_HUGEPAGE: whatever the heap hands out from it, the
+// blocks above the mmap threshold included, comes in huge pages as it is first touched.
+// This replaced running the program again with `glibc.malloc.hugetlb=1` in GLIBC_TUNABLES:
+// on a 10,000-request recording, `requests` CPU 0.91 -> 0.86 s (15 interleaved runs, medians).
 // CAUSEWAY_HUGEPAGES=0 turns it off.
 #pragma once
 
-#include <optional>
-#include <string>
+#include <cstddef>
 
 namespace causeway::cli {
 
-// The GLIBC_TUNABLES value asking for huge pages, given the current one (nullptr: unset),
-// or nothing when it already sets glibc.malloc.hugetlb.
-std::optional<std::string> TunablesWithHugePages(const char* current);
+// The address space reserved and advised at once: beyond it the heap grows as usual.
+inline constexpr size_t kHugePageHeapReserve = size_t{1} << 30;
 
-// At the start of main: re-executes the program with huge pages when it is worth it and
-// not done yet; in the re-executed process, restores the caller's GLIBC_TUNABLES. Returns
-// when nothing is to be done or the re-exec failed (the command then runs as is).
-void UseHugePagesForHeap(char** argv);
+// At the start of main, after KeepFreedHeapForReuse: grows the heap by
+// kHugePageHeapReserve and advises huge pages over it. Returns false when nothing was done:
+// THP mode not `madvise`, CAUSEWAY_HUGEPAGES=0, or the heap is not glibc's brk heap (a
+// sanitizer's or valgrind's allocator) or could not grow.
+bool AdviseHugePagesForHeap();
 
 // Keeps freed heap memory for reuse instead of giving it back to the kernel: blocks up to
 // 32 MiB come from the heap (not from mmap, which glibc would unmap at free) and the top of

@@ -9,15 +9,13 @@
 #include "cli/huge_pages.h"
 
 int main(int argc, char** argv) {
-  // The commands that build the execution graph (see huge_pages.h). `threads` on the kernel
-  // trace of a 10,000-request recording: CPU 0.35 -> 0.26 s (11 interleaved runs, medians),
-  // peak RSS 38 -> 46 MB in partly used huge pages. The readers (`events`, `stats`) stream in
-  // a few MB and have nothing to gain.
+  // The commands that build the execution graph (see huge_pages.h). The readers (`events`,
+  // `stats`) stream in a few MB and have nothing to gain.
   if (argc > 1 && (std::strcmp(argv[1], "requests") == 0 || std::strcmp(argv[1], "request") == 0 ||
                    std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "threads") == 0 ||
                    std::strcmp(argv[1], "critpath") == 0)) {
-    causeway::cli::UseHugePagesForHeap(argv);
     causeway::cli::KeepFreedHeapForReuse();
+    causeway::cli::AdviseHugePagesForHeap();
   }
   CLI::App app{
       "Causeway joins kernel traces with distributed-tracing spans and tells why a request was "
