@@ -666,8 +666,8 @@ StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths)
         x.tid = static_cast<int32_t>(f.tid >= 0 ? e->GetSigned(f.tid)
                                                 : (f.vtid >= 0 ? e->GetSigned(f.vtid) : 0));
         if (f.kind == SyncEvent::kDeactivate)
-          x.trace = {f.high >= 0 ? e->GetUnsigned(f.high) : 0,
-                     f.low >= 0 ? e->GetUnsigned(f.low) : 0};
+          trace.deactivated.push_back(
+              {f.high >= 0 ? e->GetUnsigned(f.high) : 0, f.low >= 0 ? e->GetUnsigned(f.low) : 0});
       }
       RETURN_IF_ERROR(reader->status());
     }
@@ -690,6 +690,7 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
     const auto t = transforms.find(trace.hostname);
     std::optional<FastTransform> transform;
     if (t != transforms.end() && !t->second.identity()) transform.emplace(t->second);
+    size_t deactivations = 0;  // kDeactivate events seen: the index into trace.deactivated
     for (const SyncEvent& e : trace.events) {
       const int64_t ts = transform ? transform->Apply(e.ts) : e.ts;
       switch (e.kind) {
@@ -707,10 +708,11 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
           open_activations[{e.tid, e.span_id}].push_back(ts);
           break;
         case SyncEvent::kDeactivate: {
+          const TraceId& trace_id = trace.deactivated[deactivations++];
           auto a = open_activations.find({e.tid, e.span_id});
           if (a == open_activations.end() || a->second.empty()) break;
           Activation x;
-          x.trace = e.trace;
+          x.trace = trace_id;
           x.span_id = e.span_id;
           x.tid = e.tid;
           x.begin_ns = a->second.back();

@@ -27,19 +27,22 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths,
 // User-space sync events (jaeger_ust:*, causeway_ust:*) as read, on each host's own clock:
 // read apart from applying them so that the reading can go on beside the kernel trace's,
 // which decides the clock transforms.
+// 24 bytes: a 10,000-request recording has 320,000 of them. The trace id only a
+// kDeactivate needs is kept apart (SyncEvents::Trace::deactivated).
 struct SyncEvent {
   enum Kind : uint8_t { kOther, kStart, kEnd, kActivate, kDeactivate };
   Kind kind = kOther;
   int32_t tid = 0;  // the `tid` field, else LTTng-UST's vtid context; 0: unknown
   int64_t ts = 0;   // ns, the host's clock
   uint64_t span_id = 0;
-  TraceId trace;  // kDeactivate only
 };
+static_assert(sizeof(SyncEvent) == 24);
 struct SyncEvents {
   struct Trace {
     std::string dir;
-    std::string hostname;           // env hostname: selects the transform
-    std::vector<SyncEvent> events;  // in the trace's time order
+    std::string hostname;              // env hostname: selects the transform
+    std::vector<SyncEvent> events;     // in the trace's time order
+    std::vector<TraceId> deactivated;  // the trace of each kDeactivate event, in that order
   };
   std::vector<Trace> traces;  // user-space traces holding sync events
 };

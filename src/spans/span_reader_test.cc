@@ -340,7 +340,7 @@ TEST(SyncEvents, ReadThenTransformedEqualsReadThroughTheTransform) {
   EXPECT_EQ(t.events[1].kind, SyncEvent::kActivate);
   EXPECT_EQ(t.events[2].kind, SyncEvent::kDeactivate);
   EXPECT_EQ(t.events[2].tid, 102);
-  EXPECT_EQ(t.events[2].trace, (TraceId{1, 2}));
+  EXPECT_EQ(t.deactivated, (std::vector<TraceId>{{1, 2}}));
   EXPECT_EQ(t.events[3].kind, SyncEvent::kEnd);
 
   // A slope other than 1 and an offset, for this host; another host's transform is ignored.
