@@ -47,12 +47,15 @@ bool AdviseHugePagesForHeap() {
   char* const before = static_cast<char*>(sbrk(0));
   mallopt(M_TOP_PAD, static_cast<int>(kHugePageHeapReserve));
   void* probe = std::malloc(size_t{1} << 20);
-  // The compiler may drop a malloc whose block is never used: this use it cannot see through.
-  __asm__ volatile("" : : "r"(probe) : "memory");
+  // An asm the compiler cannot see through takes the block's address: the malloc stays (a
+  // block never used may be dropped), and the address comes out as a plain number, used
+  // after the block is freed without GCC taking it for a use of the freed block.
+  auto probe_at = reinterpret_cast<uintptr_t>(probe);
+  __asm__ volatile("" : "+r"(probe_at) : : "memory");
   char* const after = static_cast<char*>(sbrk(0));
   // The block began in what was left of the old top, below `before`: freed, the new top
   // starts there, and so will the next blocks.
-  char* const top = std::min(static_cast<char*>(probe), before);
+  const uintptr_t top = std::min(probe_at, reinterpret_cast<uintptr_t>(before));
   std::free(probe);
   mallopt(M_TOP_PAD, 128 << 10);  // glibc's default, for any growth beyond the reserve
   // Under a sanitizer or valgrind the allocator is not glibc's and brk does not move; if the
@@ -60,7 +63,7 @@ bool AdviseHugePagesForHeap() {
   if (before == reinterpret_cast<char*>(-1) || after < before + kHugePageHeapReserve / 2)
     return false;
   const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  char* const start = reinterpret_cast<char*>(reinterpret_cast<uintptr_t>(top) & ~(page - 1));
+  char* const start = reinterpret_cast<char*>(top & ~(page - 1));
   return madvise(start, static_cast<size_t>(after - start), MADV_HUGEPAGE) == 0;
 }
 
