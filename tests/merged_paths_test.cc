@@ -239,5 +239,67 @@ TEST(MergedPaths, EverySliceOfARealTraceEqualsThePathOfItsRange) {
   }
 }
 
+// The listings' way (requests/README.md): each path taken as it is computed, without node
+// lists. The counts are those of the full merge, and slicing a computed path gives what
+// slicing its merged nodes gives, for random sub-ranges of every range.
+TEST(MergedPaths, PathsTakenAsComputedSliceAsTheMergedNodes) {
+  auto an =
+      analysis::AnalyzeKernel({std::string(CAUSEWAY_TEST_DATA) + "/traces/lttng/many-threads"});
+  ASSERT_TRUE(an.ok()) << an.status().ToString();
+  const graph::ExecutionGraph& g = (*an)->graph;
+  std::mt19937_64 rng(11);
+  std::vector<PathRange> wanted;
+  for (WorkerId w = 0; w < g.num_workers(); ++w) {
+    const int64_t lo = g.worker(w).start(), hi = g.WorkerEnd(w);
+    if (hi <= lo) continue;
+    for (int i = 0; i < 3; ++i) {
+      const int64_t x = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+      const int64_t y = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
+      wanted.push_back({w, std::min(x, y), std::max(x, y)});
+    }
+  }
+  const std::vector<PathRange> ranges = graph::MergeRanges(wanted);
+  const MergedPaths full = graph::MergeCriticalPaths(g, ranges);
+  std::vector<graph::CriticalPath> computed;
+  graph::MergeOptions options{.links = false, .keep_nodes = false};
+  options.on_path = [&](size_t i, const graph::CriticalPath& cp) {
+    EXPECT_EQ(i, computed.size());  // each range once, in order
+    computed.push_back(cp);
+  };
+  const MergedPaths lean = graph::MergeCriticalPaths(g, ranges, options);
+  ASSERT_EQ(computed.size(), ranges.size());
+  ASSERT_EQ(lean.paths.size(), full.paths.size());
+  EXPECT_TRUE(lean.nodes.empty());
+  EXPECT_EQ(lean.num_nodes, full.nodes.size());
+  EXPECT_EQ(full.num_nodes, full.nodes.size());
+  EXPECT_EQ(lean.segments, full.segments);
+  EXPECT_EQ(lean.pieces, full.pieces);
+  EXPECT_EQ(lean.shared_nodes, full.shared_nodes);
+  EXPECT_EQ(lean.shared_ns, full.shared_ns);
+  EXPECT_GT(lean.shared_nodes, 0u);
+  std::vector<graph::PathSegment> slice;
+  size_t checked = 0;
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    EXPECT_TRUE(lean.paths[i].nodes.empty());
+    EXPECT_EQ(lean.paths[i].range.begin, full.paths[i].range.begin);
+    EXPECT_EQ(lean.paths[i].range.end, full.paths[i].range.end);
+    const int64_t lo = ranges[i].begin, hi = ranges[i].end;
+    for (int k = 0; k < 4; ++k) {
+      // Sub-ranges inside the range, and ones reaching past either end (clipped).
+      const int64_t span = hi - lo + 1;
+      const int64_t x =
+          lo - span / 4 + static_cast<int64_t>(rng() % static_cast<uint64_t>(span + span / 2));
+      const int64_t y =
+          lo - span / 4 + static_cast<int64_t>(rng() % static_cast<uint64_t>(span + span / 2));
+      const int64_t b = std::min(x, y), e = std::max(x, y);
+      graph::SliceCriticalPath(computed[i], b, e, &slice);
+      ASSERT_EQ(Segments(g, slice), Segments(g, graph::SlicePath(full, full.paths[i], b, e)))
+          << "range " << i << " sliced over [" << b << ", " << e << "]";
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 4 * ranges.size());
+}
+
 }  // namespace
 }  // namespace causeway

@@ -98,4 +98,10 @@ class CriticalPathFinder {
 
 PathSummary Summarize(const CriticalPath& path);
 
+// The segments of `path` over [begin, end] (clipped to the path's range), into `out`: the
+// critical path of the thread over that sub-range, as SlicePath (merged_paths.h) gives it
+// from the merged nodes.
+void SliceCriticalPath(const CriticalPath& path, int64_t begin, int64_t end,
+                       std::vector<PathSegment>* out);
+
 }  // namespace causeway::graph

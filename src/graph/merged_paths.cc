@@ -102,6 +102,7 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   for (size_t i = 0; i < ranges.size(); ++i) {
     const PathRange& r = ranges[i];
     finder.Compute(r.worker, r.begin, r.end, &cp);
+    if (options.on_path) options.on_path(i, cp);
     MergedPath& p = out.paths[i];
     p.range = PathRange{r.worker, cp.begin, cp.end};
     if (options.links) p.links = cp.links;
@@ -144,8 +145,12 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // boundary intervals [bound[j], bound[j + 1]) it covers (the bounds of one group at a
   // time: a node keeps its own start and end); node_at[j] is that piece's node.
   // Segment k's pieces are the intervals first_bound[k] .. end_bound[k] - 1 (global indexes).
-  std::vector<uint32_t> first_bound(num_segments), end_bound(num_segments);
-  std::vector<uint32_t> node_at;
+  // Without options.keep_nodes, covered[j] (one group's) counts the paths through interval
+  // j instead, and no node, bound or node list is stored.
+  const bool keep_nodes = options.keep_nodes;
+  std::vector<uint32_t> first_bound(keep_nodes ? num_segments : 0);
+  std::vector<uint32_t> end_bound(keep_nodes ? num_segments : 0);
+  std::vector<uint32_t> node_at, covered;
   std::vector<int64_t> starts, ends, group;
   for (size_t r = 0; r < keys.size(); ++r) {
     std::vector<Entry>& entries = entries_of[by_key[r]];
@@ -162,6 +167,27 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     group.resize(starts.size() + ends.size());
     std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), group.begin());
     group.erase(std::unique(group.begin(), group.end()), group.end());
+    if (!keep_nodes) {
+      covered.assign(group.size(), 0);
+      size_t j0 = 0;
+      for (const Entry& sg : entries) {
+        while (group[j0] < sg.start) ++j0;
+        const int64_t sg_end = end_of(sg);
+        size_t j = j0;
+        for (; group[j] < sg_end; ++j) ++covered[j];
+        out.pieces += j - j0;
+      }
+      for (size_t j = 0; j + 1 < group.size(); ++j) {
+        if (covered[j] == 0) continue;
+        ++out.num_nodes;
+        if (covered[j] > 1) {
+          ++out.shared_nodes;
+          out.shared_ns += static_cast<uint64_t>(group[j + 1] - group[j]) * (covered[j] - 1);
+        }
+      }
+      std::vector<Entry>().swap(entries);
+      continue;
+    }
     // The group's intervals have global indexes base.. in node_at.
     const size_t base = node_at.size();
     node_at.resize(base + group.size(), UINT32_MAX);
@@ -186,9 +212,11 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
         ++out.nodes[n].paths;  // a path passes through a node once: its segments tile
       }
       end_bound[sg.segment] = static_cast<uint32_t>(base + j);
+      out.pieces += j - j0;
     }
     std::vector<Entry>().swap(entries);  // its memory serves the groups and nodes to come
   }
+  if (!keep_nodes) return out;
   for (size_t i = 0; i < ranges.size(); ++i) {
     MergedPath& p = out.paths[i];
     size_t pieces = 0;
@@ -196,8 +224,8 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     p.nodes.reserve(pieces);
     for (size_t k = first[i]; k < first[i + 1]; ++k)
       for (size_t j = first_bound[k]; j < end_bound[k]; ++j) p.nodes.push_back(node_at[j]);
-    out.pieces += p.nodes.size();
   }
+  out.num_nodes = out.nodes.size();
   for (const MergedNode& n : out.nodes) {
     if (n.paths > 1) {
       ++out.shared_nodes;

@@ -178,7 +178,7 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
     out += fmt::format(
         "{} critical paths merged (one per thread and run of overlapping requests): {} states, {} "
         "of them on several paths ({} of path time stored once)\n",
-        a.merged.paths.size(), a.merged.nodes.size(), a.merged.shared_nodes,
+        a.merged.paths.size(), a.merged.num_nodes, a.merged.shared_nodes,
         FormatDuration(static_cast<int64_t>(a.merged.shared_ns)));
   if (!a.operations.empty()) {
     out += fmt::format("\n{:<12} {:<24} {:>7} {:>12} {:>12}  {}\n", "SERVICE", "OPERATION", "COUNT",
@@ -234,7 +234,7 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
                                    {"requests_without_thread", a.requests_without_thread}};
   const nlohmann::json merged = {{"paths", a.merged.paths.size()},
                                  {"segments", a.merged.segments},
-                                 {"nodes", a.merged.nodes.size()},
+                                 {"nodes", a.merged.num_nodes},
                                  {"shared_nodes", a.merged.shared_nodes},
                                  {"shared_ns", a.merged.shared_ns}};
   const std::string tail = fmt::format(

@@ -260,15 +260,15 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   }
   const std::vector<graph::PathRange> ranges = graph::MergeRanges(std::move(wanted));
   if (roots_only) KeepRootSpans(roots_only, &out.requests);
-  out.merged = graph::MergeCriticalPaths(g, ranges, {.links = options.keep_paths});
-  auto path_of = [&](WorkerId w, int64_t start) -> const graph::MergedPath& {
-    // The last range of `w` that begins at or before `start` holds the request.
+  // The range holding each request: the last range of its worker that begins at or before
+  // its start.
+  auto range_of = [&](WorkerId w, int64_t start) -> size_t {
     auto it =
         std::upper_bound(ranges.begin(), ranges.end(), std::pair{w, start},
                          [](const std::pair<WorkerId, int64_t>& x, const graph::PathRange& r) {
                            return x.first != r.worker ? x.first < r.worker : x.second < r.begin;
                          });
-    return out.merged.paths[static_cast<size_t>(std::prev(it) - ranges.begin())];
+    return static_cast<size_t>(std::prev(it) - ranges.begin());
   };
   // Per request: time by other request and by thread.
   SumsByKey<int32_t> by_request(out.requests.size());
@@ -276,36 +276,23 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   // The request's path while it is built and summed up: kept (copied at its exact size) only
   // with options.keep_paths.
   std::vector<Piece> path;
-  for (size_t ri = 0; ri < out.requests.size(); ++ri) {
+  // Request ri's pieces and summaries from `segments`, its thread's critical path over its
+  // span (nullptr: no thread).
+  auto summarize = [&](size_t ri, const std::vector<graph::PathSegment>* segments) {
     Request& r = out.requests[ri];
     path.clear();
-    if (r.worker == graph::kNoWorker) {
+    if (!segments) {
       ++out.requests_without_thread;
       if (r.end > r.start)
         path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
     } else {
-      const graph::MergedPath& thread_path = path_of(r.worker, r.start);
-      const std::vector<graph::PathSegment> segments =
-          graph::SlicePath(out.merged, thread_path, r.start, r.end);
-      // The links of the slice: signals received inside it (as a path over the request's
-      // range alone would have them).
-      const int64_t lo = std::max(r.start, thread_path.range.begin);
-      const int64_t hi = std::min(r.end, thread_path.range.end);
-      // The links are in order of to_ts: the slice's are one run of them, found by binary
-      // search (a thread's path may hold the links of hundreds of requests).
-      if (options.keep_paths) {
-        auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
-        const auto first =
-            std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
-        r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
-      }
       // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
       int64_t covered = r.start;
       auto unknown_until = [&](int64_t t) {
         if (t > covered)
           path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
       };
-      for (const graph::PathSegment& seg : segments) {
+      for (const graph::PathSegment& seg : *segments) {
         unknown_until(seg.start);
         // The worker's active-request steps: the one in force at seg.start, then each change
         // inside the segment cuts it.
@@ -371,6 +358,59 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
     if (!in_cause.empty()) r.dominant_thread = in_cause.front().first;
     if (r.dominant == Cause::kBlockedByRequest && !r.by_request.empty())
       r.dominant_request = r.by_request.front().first;
+  };
+  for (size_t ri = 0; ri < out.requests.size(); ++ri)
+    if (out.requests[ri].worker == graph::kNoWorker) summarize(ri, nullptr);
+  if (options.keep_paths) {
+    // The reports draw each request's path: every path's nodes are kept, and each request
+    // is its slice of its thread's merged path, with the links inside it.
+    out.merged = graph::MergeCriticalPaths(g, ranges, {.links = true});
+    for (size_t ri = 0; ri < out.requests.size(); ++ri) {
+      Request& r = out.requests[ri];
+      if (r.worker == graph::kNoWorker) continue;
+      const graph::MergedPath& thread_path = out.merged.paths[range_of(r.worker, r.start)];
+      const std::vector<graph::PathSegment> segments =
+          graph::SlicePath(out.merged, thread_path, r.start, r.end);
+      // The links of the slice: signals received inside it (as a path over the request's
+      // range alone would have them). They are in order of to_ts: the slice's are one run
+      // of them, found by binary search (a thread's path may hold the links of hundreds of
+      // requests).
+      const int64_t lo = std::max(r.start, thread_path.range.begin);
+      const int64_t hi = std::min(r.end, thread_path.range.end);
+      auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
+      const auto first =
+          std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
+      r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
+      summarize(ri, &segments);
+    }
+  } else {
+    // The listings need the summaries alone: each request is summed up from its thread's
+    // critical path as soon as that is computed (the same segments SlicePath would give
+    // from the merged nodes), and the merge only counts the nodes and what they share.
+    std::vector<uint32_t> first_request(ranges.size() + 1, 0), by_range;
+    std::vector<uint32_t> range_index(out.requests.size(), UINT32_MAX);
+    for (size_t ri = 0; ri < out.requests.size(); ++ri) {
+      const Request& r = out.requests[ri];
+      if (r.worker == graph::kNoWorker) continue;
+      range_index[ri] = static_cast<uint32_t>(range_of(r.worker, r.start));
+      ++first_request[range_index[ri] + 1];
+    }
+    for (size_t i = 0; i < ranges.size(); ++i) first_request[i + 1] += first_request[i];
+    by_range.resize(first_request.back());
+    std::vector<uint32_t> fill(first_request.begin(), first_request.end() - 1);
+    for (size_t ri = 0; ri < out.requests.size(); ++ri)
+      if (range_index[ri] != UINT32_MAX)
+        by_range[fill[range_index[ri]]++] = static_cast<uint32_t>(ri);
+    std::vector<graph::PathSegment> segments;
+    graph::MergeOptions merge_options{.links = false, .keep_nodes = false};
+    merge_options.on_path = [&](size_t i, const graph::CriticalPath& cp) {
+      for (uint32_t k = first_request[i]; k < first_request[i + 1]; ++k) {
+        const Request& r = out.requests[by_range[k]];
+        graph::SliceCriticalPath(cp, r.start, r.end, &segments);
+        summarize(by_range[k], &segments);
+      }
+    };
+    out.merged = graph::MergeCriticalPaths(g, ranges, merge_options);
   }
   // Diagnoses need every request's root (for "blocked by request X").
   for (Request& r : out.requests) {
