@@ -169,6 +169,23 @@ TEST(MergedPaths, MergeRangesJoinsOverlappingRangesOfOneThread) {
             (std::tuple{2u, int64_t{50}, int64_t{60}}));
 }
 
+// `per_thread` random ranges (possibly overlapping) within the life of every thread that
+// lived some time.
+std::vector<PathRange> RandomRangesOnEveryThread(const graph::ExecutionGraph& g, int per_thread,
+                                                 std::mt19937_64* rng) {
+  std::vector<PathRange> out;
+  for (WorkerId w = 0; w < g.num_workers(); ++w) {
+    const int64_t lo = g.worker(w).start(), hi = g.WorkerEnd(w);
+    if (hi <= lo) continue;
+    for (int i = 0; i < per_thread; ++i) {
+      const int64_t x = lo + static_cast<int64_t>((*rng)() % static_cast<uint64_t>(hi - lo + 1));
+      const int64_t y = lo + static_cast<int64_t>((*rng)() % static_cast<uint64_t>(hi - lo + 1));
+      out.push_back({w, std::min(x, y), std::max(x, y)});
+    }
+  }
+  return out;
+}
+
 // On a real trace: random overlapping ranges on every thread that ran, merged per thread;
 // every range's slice equals the path computed over that range alone (segments and links),
 // and the merged nodes of one (thread, state) never overlap.
@@ -178,16 +195,7 @@ TEST(MergedPaths, EverySliceOfARealTraceEqualsThePathOfItsRange) {
   ASSERT_TRUE(an.ok()) << an.status().ToString();
   const graph::ExecutionGraph& g = (*an)->graph;
   std::mt19937_64 rng(7);
-  std::vector<PathRange> wanted;
-  for (WorkerId w = 0; w < g.num_workers(); ++w) {
-    const int64_t lo = g.worker(w).start(), hi = g.WorkerEnd(w);
-    if (hi <= lo) continue;
-    for (int i = 0; i < 4; ++i) {
-      const int64_t x = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
-      const int64_t y = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
-      wanted.push_back({w, std::min(x, y), std::max(x, y)});
-    }
-  }
+  const std::vector<PathRange> wanted = RandomRangesOnEveryThread(g, 4, &rng);
   ASSERT_GT(wanted.size(), 100u);
   const std::vector<PathRange> ranges = graph::MergeRanges(wanted);
   const MergedPaths m = graph::MergeCriticalPaths(g, ranges);
@@ -248,16 +256,7 @@ TEST(MergedPaths, PathsTakenAsComputedSliceAsTheMergedNodes) {
   ASSERT_TRUE(an.ok()) << an.status().ToString();
   const graph::ExecutionGraph& g = (*an)->graph;
   std::mt19937_64 rng(11);
-  std::vector<PathRange> wanted;
-  for (WorkerId w = 0; w < g.num_workers(); ++w) {
-    const int64_t lo = g.worker(w).start(), hi = g.WorkerEnd(w);
-    if (hi <= lo) continue;
-    for (int i = 0; i < 3; ++i) {
-      const int64_t x = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
-      const int64_t y = lo + static_cast<int64_t>(rng() % static_cast<uint64_t>(hi - lo + 1));
-      wanted.push_back({w, std::min(x, y), std::max(x, y)});
-    }
-  }
+  const std::vector<PathRange> wanted = RandomRangesOnEveryThread(g, 3, &rng);
   const std::vector<PathRange> ranges = graph::MergeRanges(wanted);
   const MergedPaths full = graph::MergeCriticalPaths(g, ranges);
   std::vector<graph::CriticalPath> computed;
