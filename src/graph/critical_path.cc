@@ -169,19 +169,10 @@ void SliceCriticalPath(const CriticalPath& path, int64_t begin, int64_t end,
   // The segments tile the range in order: the first one ending after `begin`.
   auto it = std::partition_point(path.segments.begin(), path.segments.end(),
                                  [&](const PathSegment& s) { return s.end <= begin; });
-  for (; it != path.segments.end() && it->start < end; ++it) {
-    const int64_t s = std::max(it->start, begin), e = std::min(it->end, end);
-    // Emit joined equal neighbours already; kept as SlicePath does, whatever the input.
-    if (!out->empty()) {
-      PathSegment& last = out->back();
-      if (last.worker == it->worker && last.state == it->state && last.qualifier == it->qualifier &&
-          last.end == s) {
-        last.end = e;
-        continue;
-      }
-    }
-    out->push_back(PathSegment{it->worker, it->state, it->qualifier, s, e});
-  }
+  // Emit joined equal neighbours already: clipping the two ends is all a slice needs.
+  for (; it != path.segments.end() && it->start < end; ++it)
+    out->push_back(PathSegment{it->worker, it->state, it->qualifier, std::max(it->start, begin),
+                               std::min(it->end, end)});
 }
 
 PathSummary Summarize(const CriticalPath& path) {

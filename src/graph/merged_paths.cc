@@ -145,8 +145,8 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // boundary intervals [bound[j], bound[j + 1]) it covers (the bounds of one group at a
   // time: a node keeps its own start and end); node_at[j] is that piece's node.
   // Segment k's pieces are the intervals first_bound[k] .. end_bound[k] - 1 (global indexes).
-  // Without options.keep_nodes, covered[j] (one group's) counts the paths through interval
-  // j instead, and no node, bound or node list is stored.
+  // Without options.keep_nodes the nodes are counted only: no node, bound or node list is
+  // stored.
   const bool keep_nodes = options.keep_nodes;
   std::vector<uint32_t> first_bound(keep_nodes ? num_segments : 0);
   std::vector<uint32_t> end_bound(keep_nodes ? num_segments : 0);
@@ -167,38 +167,20 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     group.resize(starts.size() + ends.size());
     std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), group.begin());
     group.erase(std::unique(group.begin(), group.end()), group.end());
-    if (!keep_nodes) {
-      covered.assign(group.size(), 0);
-      size_t j0 = 0;
-      for (const Entry& sg : entries) {
-        while (group[j0] < sg.start) ++j0;
-        const int64_t sg_end = end_of(sg);
-        size_t j = j0;
-        for (; group[j] < sg_end; ++j) ++covered[j];
-        out.pieces += j - j0;
-      }
-      for (size_t j = 0; j + 1 < group.size(); ++j) {
-        if (covered[j] == 0) continue;
-        ++out.num_nodes;
-        if (covered[j] > 1) {
-          ++out.shared_nodes;
-          out.shared_ns += static_cast<uint64_t>(group[j + 1] - group[j]) * (covered[j] - 1);
-        }
-      }
-      std::vector<Entry>().swap(entries);
-      continue;
-    }
-    // The group's intervals have global indexes base.. in node_at.
+    // covered[j]: the paths through the group's interval j (a path passes through it once:
+    // its segments tile). The group's intervals have global indexes base.. in node_at.
+    covered.assign(group.size(), 0);
     const size_t base = node_at.size();
-    node_at.resize(base + group.size(), UINT32_MAX);
+    if (keep_nodes) node_at.resize(base + group.size(), UINT32_MAX);
     const PathSegment& proto = protos[by_key[r]];
     size_t j0 = 0;  // the segments come by start: their first boundary only moves forward
     for (const Entry& sg : entries) {
       while (group[j0] < sg.start) ++j0;  // sg.start is in the group
-      first_bound[sg.segment] = static_cast<uint32_t>(base + j0);
       const int64_t sg_end = end_of(sg);
       size_t j = j0;
       for (; group[j] < sg_end; ++j) {  // sg_end is in the group
+        ++covered[j];
+        if (!keep_nodes) continue;
         uint32_t& n = node_at[base + j];
         if (n == UINT32_MAX) {
           n = static_cast<uint32_t>(out.nodes.size());
@@ -209,10 +191,22 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
                                          .paths = 0,
                                          .state = proto.state});
         }
-        ++out.nodes[n].paths;  // a path passes through a node once: its segments tile
       }
-      end_bound[sg.segment] = static_cast<uint32_t>(base + j);
+      if (keep_nodes) {
+        first_bound[sg.segment] = static_cast<uint32_t>(base + j0);
+        end_bound[sg.segment] = static_cast<uint32_t>(base + j);
+      }
       out.pieces += j - j0;
+    }
+    // Each interval some path covers is one node.
+    for (size_t j = 0; j + 1 < group.size(); ++j) {
+      if (covered[j] == 0) continue;
+      ++out.num_nodes;
+      if (keep_nodes) out.nodes[node_at[base + j]].paths = covered[j];
+      if (covered[j] > 1) {
+        ++out.shared_nodes;
+        out.shared_ns += static_cast<uint64_t>(group[j + 1] - group[j]) * (covered[j] - 1);
+      }
     }
     std::vector<Entry>().swap(entries);  // its memory serves the groups and nodes to come
   }
@@ -224,13 +218,6 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
     p.nodes.reserve(pieces);
     for (size_t k = first[i]; k < first[i + 1]; ++k)
       for (size_t j = first_bound[k]; j < end_bound[k]; ++j) p.nodes.push_back(node_at[j]);
-  }
-  out.num_nodes = out.nodes.size();
-  for (const MergedNode& n : out.nodes) {
-    if (n.paths > 1) {
-      ++out.shared_nodes;
-      out.shared_ns += static_cast<uint64_t>(n.end - n.start) * (n.paths - 1);
-    }
   }
   return out;
 }

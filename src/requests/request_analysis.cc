@@ -387,27 +387,22 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
     // The listings need the summaries alone: each request is summed up from its thread's
     // critical path as soon as that is computed (the same segments SlicePath would give
     // from the merged nodes), and the merge only counts the nodes and what they share.
-    std::vector<uint32_t> first_request(ranges.size() + 1, 0), by_range;
-    std::vector<uint32_t> range_index(out.requests.size(), UINT32_MAX);
+    // (range, request), in range order: the order in which on_path gives the paths.
+    std::vector<std::pair<uint32_t, uint32_t>> by_range;
     for (size_t ri = 0; ri < out.requests.size(); ++ri) {
       const Request& r = out.requests[ri];
-      if (r.worker == graph::kNoWorker) continue;
-      range_index[ri] = static_cast<uint32_t>(range_of(r.worker, r.start));
-      ++first_request[range_index[ri] + 1];
+      if (r.worker != graph::kNoWorker)
+        by_range.emplace_back(range_of(r.worker, r.start), static_cast<uint32_t>(ri));
     }
-    for (size_t i = 0; i < ranges.size(); ++i) first_request[i + 1] += first_request[i];
-    by_range.resize(first_request.back());
-    std::vector<uint32_t> fill(first_request.begin(), first_request.end() - 1);
-    for (size_t ri = 0; ri < out.requests.size(); ++ri)
-      if (range_index[ri] != UINT32_MAX)
-        by_range[fill[range_index[ri]]++] = static_cast<uint32_t>(ri);
+    std::sort(by_range.begin(), by_range.end());
+    size_t next = 0;
     std::vector<graph::PathSegment> segments;
     graph::MergeOptions merge_options{.links = false, .keep_nodes = false};
     merge_options.on_path = [&](size_t i, const graph::CriticalPath& cp) {
-      for (uint32_t k = first_request[i]; k < first_request[i + 1]; ++k) {
-        const Request& r = out.requests[by_range[k]];
+      for (; next < by_range.size() && by_range[next].first == i; ++next) {
+        const Request& r = out.requests[by_range[next].second];
         graph::SliceCriticalPath(cp, r.start, r.end, &segments);
-        summarize(by_range[k], &segments);
+        summarize(by_range[next].second, &segments);
       }
     };
     out.merged = graph::MergeCriticalPaths(g, ranges, merge_options);
