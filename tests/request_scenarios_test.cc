@@ -25,8 +25,9 @@ spans::Span Root(uint64_t trace, uint64_t id, int32_t tid, int64_t start, int64_
   s.tid = tid;
   s.start_ns = start;
   s.end_ns = end;
-  s.service = "svc";
-  s.operation = op;
+  static spans::SpanNames names;  // the test spans' names, for the whole program
+  s.service = names.Intern("svc");
+  s.operation = names.Intern(op);
   return s;
 }
 

@@ -37,10 +37,10 @@ json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
   std::map<std::string, int> service_pid;
   for (const auto& sp : s.spans) {
     auto [it, fresh] =
-        service_pid.try_emplace(sp.service, static_cast<int>(service_pid.size()) + 1);
-    if (fresh) meta("process_name", it->second, -1, sp.service);
+        service_pid.try_emplace(*sp.service, static_cast<int>(service_pid.size()) + 1);
+    if (fresh) meta("process_name", it->second, -1, *sp.service);
     events.push_back(
-        {{"name", sp.operation},
+        {{"name", *sp.operation},
          {"cat", "span"},
          {"ph", "X"},
          {"ts", us(sp.start_ns)},
@@ -63,8 +63,8 @@ json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
     const auto& r = a.requests[i];
     const auto& root = s.spans[r.root];
     meta("thread_name", kRequestsPid, static_cast<int64_t>(i),
-         fmt::format("{} {} {}", spans::TraceIdHex(r.trace).substr(0, 8), root.service,
-                     root.operation));
+         fmt::format("{} {} {}", spans::TraceIdHex(r.trace).substr(0, 8), *root.service,
+                     *root.operation));
     for (const auto& p : r.path) {
       json args = {{"request", spans::TraceIdHex(r.trace)},
                    {"state", std::string(graph::StateName(p.state))}};

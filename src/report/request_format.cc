@@ -121,9 +121,9 @@ void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, cons
   out->append(",\"latency_ns\":");
   AppendJsonInt(out, r.latency());
   out->append(",\"operation\":");
-  AppendJsonString(out, root.operation);
+  AppendJsonString(out, *root.operation);
   out->append(",\"service\":");
-  AppendJsonString(out, root.service);
+  AppendJsonString(out, *root.service);
   char span_id[40];
   char* span_id_end =
       fmt::format_to(span_id, FMT_COMPILE(",\"span_id\":\"{:016x}\",\"start\":"), root.span_id);
@@ -162,7 +162,7 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
     const spans::Span& root = s.spans[r.root];
     out +=
         fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n", spans::TraceIdHex(r.trace).substr(0, 16),
-                    root.service, root.operation, FormatDuration(r.latency()), r.diagnosis);
+                    *root.service, *root.operation, FormatDuration(r.latency()), r.diagnosis);
   }
   out += fmt::format(
       "\n{} requests ({} shown, slowest first) from {} spans; {} spans timed by user-space sync "
@@ -249,7 +249,7 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
   const Request& r = a.requests[index];
   const spans::Span& root = s.spans[r.root];
   std::string out = fmt::format("Request {} ({} {}), root span {} on {}\n",
-                                spans::TraceIdHex(r.trace), root.service, root.operation,
+                                spans::TraceIdHex(r.trace), *root.service, *root.operation,
                                 spans::SpanIdHex(root.span_id), Who(g, a, r.worker));
   out += fmt::format("From {} to {}: {}\nDominant cause: {}\n\n", FormatTimestamp(r.start),
                      FormatTimestamp(r.end), FormatDuration(r.latency()), r.diagnosis);
@@ -260,7 +260,7 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
     if (p.other_request >= 0) {
       const Request& x = a.requests[p.other_request];
       cause += fmt::format(" {} ({})", spans::TraceIdHex(x.trace).substr(0, 8),
-                           s.spans[x.root].operation);
+                           *s.spans[x.root].operation);
     }
     out += fmt::format("{:>12} {:>12}  {:<34} {:<13} {}\n", "+" + FormatDuration(p.start - r.start),
                        FormatDuration(p.end - p.start), Who(g, a, p.worker),
@@ -278,8 +278,8 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
     out += "Blocked by requests:\n";
     for (const auto& [x, d] : r.by_request)
       out += fmt::format("  {} ({} {}) {:>12}\n", spans::TraceIdHex(a.requests[x].trace),
-                         s.spans[a.requests[x].root].service, s.spans[a.requests[x].root].operation,
-                         FormatDuration(d));
+                         *s.spans[a.requests[x].root].service,
+                         *s.spans[a.requests[x].root].operation, FormatDuration(d));
   }
   out += "Time by thread:\n";
   for (const auto& [w, d] : r.by_thread)

@@ -132,8 +132,8 @@ std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s
       if (r.by_cause[c])
         by_cause[std::string(requests::CauseName(static_cast<requests::Cause>(c)))] = r.by_cause[c];
     reqs.push_back({{"id", spans::TraceIdHex(r.trace)},
-                    {"service", root.service},
-                    {"operation", root.operation},
+                    {"service", *root.service},
+                    {"operation", *root.operation},
                     {"start", r.start},
                     {"end", r.end},
                     {"latency", r.latency()},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -235,7 +236,7 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
       continue;
     }
     const WorkerId w = associate(s.trace, s.tid, s.start_ns, s.end_ns);
-    if (w != graph::kNoWorker) out.thread_service.try_emplace(w, s.service);
+    if (w != graph::kNoWorker) out.thread_service.try_emplace(w, *s.service);
   }
   for (const spans::Activation& a : set.activations)
     associate(a.trace, a.tid, a.begin_ns, a.end_ns);
@@ -419,8 +420,8 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
         const Request& x = out.requests[r.dominant_request];
         const spans::Span& xs = set.spans[x.root];
         r.diagnosis = fmt::format("blocked by request {} ({} {}){} ({:.0f}%)",
-                                  spans::TraceIdHex(x.trace).substr(0, 8), xs.service, xs.operation,
-                                  on, share);
+                                  spans::TraceIdHex(x.trace).substr(0, 8), *xs.service,
+                                  *xs.operation, on, share);
         if (r.by_request.size() > 1)
           r.diagnosis += fmt::format(" and by {} other request(s)", r.by_request.size() - 1);
         // What the requests in the way were doing: a queue in front of a slow network,
@@ -469,12 +470,17 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
     }
   }
   // Per operation (of the root spans).
-  std::map<std::pair<std::string, std::string>, OperationSummary> ops;
+  // Keyed by the names' texts (in their order), through the spans' pointers to them.
+  using Names = std::pair<const std::string*, const std::string*>;
+  auto by_text = [](const Names& x, const Names& y) {
+    return std::tie(*x.first, *x.second) < std::tie(*y.first, *y.second);
+  };
+  std::map<Names, OperationSummary, decltype(by_text)> ops(by_text);
   for (const Request& r : out.requests) {
     const spans::Span& s = set.spans[r.root];
     OperationSummary& o = ops[{s.service, s.operation}];
-    o.service = s.service;
-    o.operation = s.operation;
+    o.service = *s.service;
+    o.operation = *s.operation;
     ++o.count;
     o.total_latency += r.latency();
     o.max_latency = std::max(o.max_latency, r.latency());

@@ -166,7 +166,7 @@ bool ThreadAttribute(std::string_view key, od::value& v, int32_t* tid) {
   return true;
 }
 
-bool ParseSpan(od::value& v, const std::string& service, int32_t pid, Span* s) {
+bool ParseSpan(od::value& v, const std::string* service, int32_t pid, SpanNames* names, Span* s) {
   od::object o;
   if (v.get_object().get(o) != SUCCESS) return false;
   enum : unsigned {
@@ -204,7 +204,7 @@ bool ParseSpan(od::value& v, const std::string& service, int32_t pid, Span* s) {
       if (!text.empty() && !ParseHex(text, &s->parent_span_id)) return false;
     } else if (key == "name") {
       if (!first(kName) || !String(value, &text)) return false;
-      s->operation = text;
+      s->operation = names->Intern(text);
     } else if (key == "kind") {
       if (!first(kKindBit) || !Kind(value, &s->kind)) return false;
     } else if (key == "startTimeUnixNano") {
@@ -225,7 +225,7 @@ bool ParseSpan(od::value& v, const std::string& service, int32_t pid, Span* s) {
   return (seen & kRequired) == kRequired && s->end_ns >= s->start_ns;
 }
 
-bool ParseScopeSpans(od::value& v, const std::string& service, int32_t pid,
+bool ParseScopeSpans(od::value& v, const std::string* service, int32_t pid, SpanNames* names,
                      std::vector<Span>* spans) {
   od::array scopes;
   if (v.get_array().get(scopes) != SUCCESS) return false;
@@ -245,7 +245,7 @@ bool ParseScopeSpans(od::value& v, const std::string& service, int32_t pid,
         for (auto span_el : list) {
           od::value span;
           if (std::move(span_el).get(span) != SUCCESS) return false;
-          if (!ParseSpan(span, service, pid, &spans->emplace_back())) return false;
+          if (!ParseSpan(span, service, pid, names, &spans->emplace_back())) return false;
         }
       } else if (!PlainKey(key) || !Valid(f.value())) {
         return false;
@@ -255,13 +255,13 @@ bool ParseScopeSpans(od::value& v, const std::string& service, int32_t pid,
   return true;
 }
 
-bool ParseResourceSpans(od::value& v, std::vector<Span>* spans) {
+bool ParseResourceSpans(od::value& v, SpanNames* names, std::vector<Span>* spans) {
   od::array list;
   if (v.get_array().get(list) != SUCCESS) return false;
   for (auto rs_el : list) {
     od::object rs;
     if (rs_el.get_object().get(rs) != SUCCESS) return false;
-    std::string service = "unknown_service";
+    const std::string* service = names->Intern("unknown_service");
     int64_t pid = 0;
     bool seen_resource = false, seen_scopes = false;
     for (auto member : rs) {
@@ -293,7 +293,7 @@ bool ParseResourceSpans(od::value& v, std::vector<Span>* spans) {
                   if (std::move(m).get(sf) != SUCCESS || ++members > 1 ||
                       sf.key() != "stringValue" || !String(sf.value(), &name))
                     return false;
-                  service = std::string(name);
+                  service = names->Intern(name);
                 }
                 return members == 1;
               }
@@ -311,7 +311,8 @@ bool ParseResourceSpans(od::value& v, std::vector<Span>* spans) {
       } else if (key == "scopeSpans") {
         if (seen_scopes) return false;
         seen_scopes = true;
-        if (!ParseScopeSpans(f.value(), service, static_cast<int32_t>(pid), spans)) return false;
+        if (!ParseScopeSpans(f.value(), service, static_cast<int32_t>(pid), names, spans))
+          return false;
       } else if (key == "instrumentationLibrarySpans" || !PlainKey(key) || !Valid(f.value())) {
         return false;  // the name before OTLP 0.15: the DOM reader knows when it counts
       }
@@ -323,7 +324,7 @@ bool ParseResourceSpans(od::value& v, std::vector<Span>* spans) {
 }  // namespace
 
 bool ParseOtlpFast(od::parser& parser, const char* data, size_t size, size_t capacity,
-                   std::vector<Span>* spans) {
+                   SpanNames* names, std::vector<Span>* spans) {
   const size_t before = spans->size();
   auto fail = [&] {
     spans->resize(before);
@@ -341,7 +342,7 @@ bool ParseOtlpFast(od::parser& parser, const char* data, size_t size, size_t cap
     if (key == "resourceSpans") {
       if (seen) return fail();
       seen = true;
-      if (!ParseResourceSpans(f.value(), spans)) return fail();
+      if (!ParseResourceSpans(f.value(), names, spans)) return fail();
     } else if (!PlainKey(key) || !Valid(f.value())) {
       return fail();
     }

@@ -28,8 +28,9 @@ namespace causeway::spans {
 
 // Parses the document in [data, data + size), whose buffer holds at least
 // size + simdjson::SIMDJSON_PADDING readable bytes. On success appends its spans to
-// `*spans` and returns true; otherwise leaves `*spans` as it was and returns false.
+// `*spans`, their names in `*names`, and returns true; otherwise leaves `*spans` as it was
+// and returns false (`*names` may have gained names no span uses).
 bool ParseOtlpFast(simdjson::ondemand::parser& parser, const char* data, size_t size,
-                   size_t capacity, std::vector<Span>* spans);
+                   size_t capacity, SpanNames* names, std::vector<Span>* spans);
 
 }  // namespace causeway::spans

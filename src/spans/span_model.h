@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -18,19 +21,46 @@ struct TraceId {
 
 enum class SpanKind : uint8_t { kUnspecified, kInternal, kServer, kClient, kProducer, kConsumer };
 
+// The empty name: a span's service and operation until it gets one.
+inline const std::string kNoName;
+
+// Service and operation names, each stored once: a span points to its names. A recording
+// has a few dozen names against 10^5 spans, and a string per name per span made a span
+// 136 bytes instead of 80 (9 MB of a 10,000-request recording's 160,000 spans, copied
+// name by name as they were parsed). Names stay where they are while the store lives
+// (a deque does not move its elements).
+class SpanNames {
+ public:
+  const std::string* Intern(std::string_view name) {
+    if (name.empty()) return &kNoName;
+    auto it = index_.find(name);
+    if (it != index_.end()) return it->second;
+    const std::string* stored = &names_.emplace_back(name);
+    index_.emplace(*stored, stored);
+    return stored;
+  }
+  size_t size() const { return names_.size(); }
+
+ private:
+  std::deque<std::string> names_;
+  absl::flat_hash_map<std::string_view, const std::string*> index_;  // views of names_
+};
+
 struct Span {
   TraceId trace;
   uint64_t span_id = 0;
   uint64_t parent_span_id = 0;  // 0: a root
-  std::string service;
-  std::string operation;
-  SpanKind kind = SpanKind::kUnspecified;
-  int64_t start_ns = 0;  // Unix ns (the kernel trace's time scale)
+  int64_t start_ns = 0;         // Unix ns (the kernel trace's time scale)
   int64_t end_ns = 0;
-  int32_t tid = 0;      // 0: unknown
-  int32_t pid = 0;      // 0: unknown
+  // Never null: kNoName, or a name of the SpanSet's store (SpanSet::names) or a static one.
+  const std::string* service = &kNoName;
+  const std::string* operation = &kNoName;
+  int32_t tid = 0;  // 0: unknown
+  int32_t pid = 0;  // 0: unknown
+  SpanKind kind = SpanKind::kUnspecified;
   bool synced = false;  // times and thread from user-space sync events
 };
+static_assert(sizeof(Span) == 80);
 
 // A thread working for a request between begin and end (causeway_ust:activate/deactivate).
 struct Activation {
@@ -43,6 +73,9 @@ struct Activation {
 
 struct SpanSet {
   std::vector<Span> spans;
+  // The spans' names. Shared: a copy of the set, and the spans copied out of it, point into
+  // the same store, which lives as long as the last set holding it.
+  std::shared_ptr<SpanNames> names = std::make_shared<SpanNames>();
   std::vector<Activation> activations;
   absl::flat_hash_map<uint64_t, size_t> by_id;  // span id -> index in spans
   uint64_t duplicates = 0;                      // spans seen twice, kept once

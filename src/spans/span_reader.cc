@@ -223,7 +223,7 @@ Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
     const size_t ri = r++;
     object rs;
     if (rs_el.get_object().get(rs) != SUCCESS) continue;
-    std::string service = "unknown_service";
+    const std::string* service = out->names->Intern("unknown_service");
     int64_t pid = 0;
     object resource;
     if (Object(Get(rs, "resource"), &resource)) {
@@ -231,7 +231,7 @@ Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
         object v;
         std::string_view name;
         if (key == "service.name" && Object(value, &v) && String(Get(v, "stringValue"), &name))
-          service = std::string(name);
+          service = out->names->Intern(name);
         if (key == "process.pid") OtlpIntValue(value, &pid);
       });
     }
@@ -281,7 +281,7 @@ Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
         const Field& parent = f.parent;
         if (String(parent, &text) && !text.empty() && !ParseSpanIdFast(parent, &s.parent_span_id))
           RETURN_IF_ERROR(ParseSpanId(parent, where(), "parentSpanId", &s.parent_span_id));
-        if (String(f.name, &text)) s.operation = std::string(text);
+        if (String(f.name, &text)) s.operation = out->names->Intern(text);
         s.kind = OtlpKind(f.kind);
         if (!ParseInt64(f.start, &s.start_ns))
           return where().Error("startTimeUnixNano is missing or not an integer");
@@ -308,7 +308,7 @@ Status ParseJaeger(const object& doc, const std::string& file, SpanSet* out) {
     const size_t ti = t++;
     object trace;
     if (trace_el.get_object().get(trace) != SUCCESS) continue;
-    std::map<std::string, std::pair<std::string, int64_t>, std::less<>>
+    std::map<std::string, std::pair<const std::string*, int64_t>, std::less<>>
         processes;  // id -> service, pid
     object procs;
     if (Object(Get(trace, "processes"), &procs)) {
@@ -317,13 +317,13 @@ Status ParseJaeger(const object& doc, const std::string& file, SpanSet* out) {
         if (p_el.get_object().get(p) != SUCCESS)
           return Where{file, fmt::format("data[{}].processes.{}", ti, id)}.Error("not an object");
         std::string_view name;
-        std::string service =
-            String(Get(p, "serviceName"), &name) ? std::string(name) : "unknown_service";
+        const std::string* service =
+            out->names->Intern(String(Get(p, "serviceName"), &name) ? name : "unknown_service");
         int64_t pid = 0;
         ForEachKeyValue(Get(p, "tags"), [&](std::string_view key, const Field& value) {
           if (key == "pid") ParseInt64(value, &pid);
         });
-        processes[std::string(id)] = {std::move(service), pid};
+        processes[std::string(id)] = {service, pid};
       }
     }
     const Field spans_f = Get(trace, "spans");
@@ -341,7 +341,7 @@ Status ParseJaeger(const object& doc, const std::string& file, SpanSet* out) {
       RETURN_IF_ERROR(ParseSpanId(Get(j, "spanID"), w, "spanID", &s.span_id));
       if (s.span_id == 0) return w.Error("spanID is all zeros");
       std::string_view text;
-      if (String(Get(j, "operationName"), &text)) s.operation = std::string(text);
+      if (String(Get(j, "operationName"), &text)) s.operation = out->names->Intern(text);
       array refs;
       if (Array(Get(j, "references"), &refs)) {
         for (element ref_el : refs) {
@@ -380,7 +380,7 @@ Status ParseJaeger(const object& doc, const std::string& file, SpanSet* out) {
         s.service = p->second.first;
         s.pid = static_cast<int32_t>(p->second.second);
       } else {
-        s.service = "unknown_service";
+        s.service = out->names->Intern("unknown_service");
       }
       AddSpan(std::move(s), out);
     }
@@ -455,7 +455,8 @@ struct SpanParsers {
       capacity = padded.size();
     }
     batch.clear();
-    if (!ParseOtlpFast(ondemand, text, line.size(), capacity, &batch)) return false;
+    if (!ParseOtlpFast(ondemand, text, line.size(), capacity, out->names.get(), &batch))
+      return false;
     for (Span& s : batch) AddSpan(std::move(s), out);
     return true;
   }

@@ -57,7 +57,7 @@ TEST(SpanReader, ReadsOtlpJson) {
   EXPECT_EQ(TraceIdHex(s.trace), "5b8efff798038103d269b633813fc60c");
   EXPECT_EQ(s.span_id, 0xeee19b7ec3c1b174u);
   EXPECT_EQ(s.parent_span_id, 0xeee19b7ec3c1b173u);
-  EXPECT_EQ(s.service, "frontend");
+  EXPECT_EQ(*s.service, "frontend");
   EXPECT_EQ(s.pid, 4242);
   EXPECT_EQ(s.tid, 77);
   EXPECT_EQ(s.kind, SpanKind::kServer);
@@ -72,11 +72,11 @@ TEST(SpanReader, ReadsJaegerJson) {
   SpanSet set;
   ASSERT_TRUE(ParseSpanDocument(kJaeger, "j.json", &set).ok());
   ASSERT_EQ(set.spans.size(), 2u);
-  EXPECT_EQ(set.spans[0].service, "frontend");
+  EXPECT_EQ(*set.spans[0].service, "frontend");
   EXPECT_EQ(set.spans[0].kind, SpanKind::kServer);
   EXPECT_EQ(set.spans[0].start_ns, 1700000000000000000);
   EXPECT_EQ(set.spans[0].end_ns, 1700000000001500000);
-  EXPECT_EQ(set.spans[1].service, "db");
+  EXPECT_EQ(*set.spans[1].service, "db");
   EXPECT_EQ(set.spans[1].parent_span_id, 0x00f067aa0ba902b7u);
   EXPECT_EQ(set.spans[1].tid, 99);
 }
@@ -160,7 +160,7 @@ TEST(SpanReader, SpanFilesReadAWindowAtATimeEqualTheirTextParsedWhole) {
   auto summary = [](const SpanSet& set) {
     std::string out = fmt::format("dup={} cut={}", set.duplicates, set.truncated_lines);
     for (const Span& sp : set.spans)
-      out += fmt::format(" {}/{}/{}/{}", SpanIdHex(sp.span_id), sp.start_ns, sp.service, sp.tid);
+      out += fmt::format(" {}/{}/{}/{}", SpanIdHex(sp.span_id), sp.start_ns, *sp.service, sp.tid);
     for (const std::string& w : set.warnings) out += " | " + w;
     return out;
   };
