@@ -90,6 +90,23 @@ TEST(OtlpFastPath, ReadsTheClientsShape) {
   EXPECT_EQ(spans[1].span_id, 0x40714c25a9b68b8bu);
 }
 
+TEST(OtlpFastPath, ReadsNamesCloseToTheModelsAsOtherMembers) {
+  std::vector<Span> plain, close;
+  ASSERT_TRUE(Fast(Line({SpanJson("1799f6ff77ee10b4")}), &plain));
+  ASSERT_TRUE(Fast(
+      Line({SpanJson("1799f6ff77ee10b4", R"(,"nam":"x","names":"y","spanIdx":"1","traceid":"2",)"
+                                         R"("kinds":3,"startTimeUnixNan":"4","attribute":[])")}),
+      &close));
+  ASSERT_EQ(plain.size(), 1u);
+  ASSERT_EQ(close.size(), 1u);
+  EXPECT_EQ(close[0].trace, plain[0].trace);
+  EXPECT_EQ(close[0].span_id, plain[0].span_id);
+  EXPECT_EQ(*close[0].operation, *plain[0].operation);
+  EXPECT_EQ(close[0].kind, plain[0].kind);
+  EXPECT_EQ(close[0].start_ns, plain[0].start_ns);
+  EXPECT_EQ(close[0].tid, plain[0].tid);
+}
+
 TEST(OtlpFastPath, LeavesOtherShapesAndErrorsToTheDomReaderUntouched) {
   const std::vector<std::string> others = {
       Line({SpanJson("1799f6ff77ee10b4", R"(,"name":"again")")}),         // a member twice
@@ -137,6 +154,12 @@ TEST(OtlpFastPath, GivesTheDomReadersSpansAndErrors) {
       Line({SpanJson("1799f6ff77ee10b4")},
            R"(,{"key":"service.name","value":{"stringValue":"renamed"}})"),
       Line({SpanJson("1799f6ff77ee10b4")}) + "\r",
+      // Names one letter from the model's (compared a word at a time, masked to length):
+      // members the model does not read.
+      Line({SpanJson("1799f6ff77ee10b4",
+                     R"(,"nam":"x","names":"y","spanIdx":"1","traceid":"2","kinds":3,)"
+                     R"("startTimeUnixNan":"4","endTimeUnixNanos":"5","attribute":[])")}),
+      Line({SpanJson("1799f6ff77ee10b4")}, R"(,{"key":"service.nam","value":{"stringValue":"x"}})"),
       // Duplicate span ids across and within lines.
       Line({SpanJson("1799f6ff77ee10b4"), SpanJson("1799f6ff77ee10b4")}) + "\n" +
           Line({SpanJson("1799f6ff77ee10b4"), SpanJson("40714c25a9b68b8b")}),
