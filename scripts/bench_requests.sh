@@ -4,12 +4,18 @@
 # kernel and user-space traces and the spans, build the graph, every request's critical path
 # and the summaries) and, beside it, `causeway threads` (the kernel graph alone), RUNS times
 # each, interleaved; prints medians of CPU time, MB/s per core, wall time and peak RSS.
-# Usage: sudo scripts/bench_requests.sh [REQUESTS (10000)] [RUNS (3)]
+# Usage: sudo [BASELINE=OTHER_CAUSEWAY] scripts/bench_requests.sh [REQUESTS (10000)] [RUNS (3)]
+# BASELINE: another build of causeway (e.g. a copy of build/release/src/causeway kept from
+# before a change), measured in the same runs, interleaved with this build: on a shared VM
+# whose speed drifts, the ratios it prints are the figures to trust, not the absolute times.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests="${1:-10000}"
 runs="${2:-3}"
 if [ "$(id -u)" -ne 0 ]; then echo "bench_requests: causeway record needs root" >&2; exit 1; fi
+if [ -n "${BASELINE:-}" ] && [ ! -x "$BASELINE" ]; then
+  echo "bench_requests: BASELINE=$BASELINE is not an executable (a causeway binary)" >&2; exit 2
+fi
 scripts/setup.sh
 scripts/build.sh release >/dev/null
 cw=build/release/src/causeway
@@ -29,27 +35,42 @@ measure() {  # prints "cpu_seconds max_rss_kb wall_seconds sys_seconds"
   tail -1 /tmp/causeway-bench-time.$$ | awk '{printf "%.3f %d %.3f %.3f\n", $1 + $2, $3, $4, $2}'
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-req_cpu=(); req_rss=(); req_wall=(); req_sys=(); thr_cpu=(); thr_rss=(); thr_wall=(); thr_sys=()
+# Labels in the order measured (interleaved, run after run); with BASELINE, a previous build
+# of causeway is measured beside this one, in the same runs.
+labels=(requests threads)
+[ -n "${BASELINE:-}" ] && labels+=("requests-baseline" "threads-baseline")
+declare -A cpus rsss walls syss
 for i in $(seq "$runs"); do
-  read -r c m w k < <(measure "$cw" requests "$rec" --format json --limit -1)
-  req_cpu+=("$c"); req_rss+=("$m"); req_wall+=("$w"); req_sys+=("$k")
-  read -r c m w k < <(measure "$cw" threads "$rec/kernel" --format json)
-  thr_cpu+=("$c"); thr_rss+=("$m"); thr_wall+=("$w"); thr_sys+=("$k")
+  for label in "${labels[@]}"; do
+    bin="$cw"; [ "${label%-baseline}" != "$label" ] && bin="$BASELINE"
+    if [ "${label%-baseline}" = requests ]; then args=(requests "$rec" --format json --limit -1)
+    else args=(threads "$rec/kernel" --format json); fi
+    read -r c m w k < <(measure "$bin" "${args[@]}")
+    cpus[$label]+="$c "; rsss[$label]+="$m "; walls[$label]+="$w "; syss[$label]+="$k "
+  done
 done
 rm -f /tmp/causeway-bench-time.$$
 n=$("$cw" requests "$rec" --format json --limit 0 | grep -o '"requests":[0-9][0-9]*' | head -1 | cut -d: -f2)
-for what in requests threads; do
+declare -A cpu_median rss_median
+for label in "${labels[@]}"; do
   # MB/s over what each reads: requests the whole recording, threads the kernel trace.
-  if [ "$what" = requests ]; then cpus=("${req_cpu[@]}"); rsss=("${req_rss[@]}"); walls=("${req_wall[@]}"); syss=("${req_sys[@]}"); b=$bytes
-  else cpus=("${thr_cpu[@]}"); rsss=("${thr_rss[@]}"); walls=("${thr_wall[@]}"); syss=("${thr_sys[@]}"); b=$kernel_bytes; fi
-  cpu=$(printf '%s\n' "${cpus[@]}" | median)
-  sys=$(printf '%s\n' "${syss[@]}" | median)
-  rss=$(printf '%s\n' "${rsss[@]}" | median)
-  wall=$(printf '%s\n' "${walls[@]}" | median)
+  b=$bytes; [ "${label%-baseline}" = threads ] && b=$kernel_bytes
+  cpu=$(printf '%s\n' ${cpus[$label]} | median)
+  sys=$(printf '%s\n' ${syss[$label]} | median)
+  rss=$(printf '%s\n' ${rsss[$label]} | median)
+  wall=$(printf '%s\n' ${walls[$label]} | median)
+  cpu_median[$label]=$cpu; rss_median[$label]=$rss
   # The kernel's share (sys) is shown apart: mostly zeroing the pages the heap first
   # touches, its cost varies severalfold from run to run on a shared VM.
-  awk -v w="$what" -v c="$cpu" -v k="$sys" -v r="$rss" -v b="$b" -v t="$wall" 'BEGIN {
-    printf "%-9s CPU %.2f s (sys %.2f)  %.0f MB/s per core  wall %.2f s (%.0f MB/s)  peak RSS %.1f MB (%.0f%% of what it reads)\n",
+  awk -v w="$label" -v c="$cpu" -v k="$sys" -v r="$rss" -v b="$b" -v t="$wall" 'BEGIN {
+    printf "%-18s CPU %.2f s (sys %.2f)  %.0f MB/s per core  wall %.2f s (%.0f MB/s)  peak RSS %.1f MB (%.0f%% of what it reads)\n",
            w, c, k, b / 1e6 / c, t, b / 1e6 / t, r / 1024, 100 * r * 1024 / b }'
 done
+if [ -n "${BASELINE:-}" ]; then
+  for what in requests threads; do
+    awk -v w="$what" -v c="${cpu_median[$what]}" -v cb="${cpu_median[$what-baseline]}" \
+        -v r="${rss_median[$what]}" -v rb="${rss_median[$what-baseline]}" 'BEGIN {
+      printf "%-18s this build / baseline: CPU %.3f, peak RSS %.3f\n", w, c / cb, r / rb }'
+  done
+fi
 echo "requests analysed: $n; goal: >= 500 MB/s per core"
