@@ -169,7 +169,7 @@ void SliceCriticalPath(const CriticalPath& path, int64_t begin, int64_t end,
   // The segments tile the range in order: the first one ending after `begin`.
   auto it = std::partition_point(path.segments.begin(), path.segments.end(),
                                  [&](const PathSegment& s) { return s.end <= begin; });
-  // Emit joined equal neighbours already: clipping the two ends is all a slice needs.
+  // Compute has joined equal neighbours already: clipping the two ends is all a slice needs.
   for (; it != path.segments.end() && it->start < end; ++it)
     out->push_back(PathSegment{it->worker, it->state, it->qualifier, std::max(it->start, begin),
                                std::min(it->end, end)});

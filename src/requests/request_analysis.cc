@@ -478,9 +478,12 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   std::map<Names, OperationSummary, decltype(by_text)> ops(by_text);
   for (const Request& r : out.requests) {
     const spans::Span& s = set.spans[r.root];
-    OperationSummary& o = ops[{s.service, s.operation}];
-    o.service = *s.service;
-    o.operation = *s.operation;
+    auto [it, fresh] = ops.try_emplace({s.service, s.operation});
+    OperationSummary& o = it->second;
+    if (fresh) {  // the names are copied once per operation, not once per request
+      o.service = *s.service;
+      o.operation = *s.operation;
+    }
     ++o.count;
     o.total_latency += r.latency();
     o.max_latency = std::max(o.max_latency, r.latency());
