@@ -180,7 +180,13 @@ TEST(RequestsCliTest, CpuQuotaIsPreempted) {
   // under ASan, the 12 requests queued behind route's 5% quota (3.2-3.6 s each) and the
   // slowest were "blocked by request" (whose time was 98% preempted) rather than preempted
   // themselves, in two CI runs in a row.
-  json j = RecordAndAnalyze(tmp, "--requests 8 --rate 2 --burst 1 --fault cpu", &dir);
+  // 2 ms of CPU per route (10 ms per request, five routes) is twice route's quota of 5 ms per
+  // 100 ms period, so every request waits for the next period whatever the machine's speed:
+  // with the default 100 us, a faster machine (an AMD EPYC VM) kept most requests within
+  // the quota, and only one of the three slowest was preempted (the others: the customer's
+  // 10 ms query, "timer").
+  json j = RecordAndAnalyze(tmp, "--requests 8 --rate 2 --burst 1 --route-cpu-us 2000 --fault cpu",
+                            &dir);
   ExpectConsistent(j, 8);
   EXPECT_GE(SlowestWithCause(j, 3, "preempted"), 2) << j["requests"].dump(1);
 }
