@@ -110,6 +110,7 @@ StatusOr<Loaded> Load(const std::vector<std::string>& traces, const RequestsOpti
   ASSIGN_OR_RETURN(l.requests, keep_paths ? requests::AnalyzeRequests(l.kernel->graph, l.spans, ro)
                                           : requests::AnalyzeRequestsRootSpansOnly(l.kernel->graph,
                                                                                    &l.spans, ro));
+  for (const auto& s : l.kernel->streams) l.requests.kernel_events_discarded += s.discarded_events;
   return l;
 }
 

@@ -174,6 +174,15 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
         "{} span file lines were cut short (a service died while writing them); their spans are "
         "missing\n",
         a.span_lines_cut_short);
+  if (a.kernel_events_discarded > 0)
+    out += fmt::format(
+        "{} kernel events were discarded by the tracer: their time is UNKNOWN on the paths\n",
+        a.kernel_events_discarded);
+  if (a.sync_events_discarded > 0)
+    out += fmt::format(
+        "{} user-space events were discarded by the tracer: spans whose sync events were among "
+        "them keep their own (microsecond) times\n",
+        a.sync_events_discarded);
   if (a.merged.shared_nodes > 0)
     out += fmt::format(
         "{} critical paths merged (one per thread and run of overlapping requests): {} states, {} "
@@ -229,6 +238,8 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
                                    {"spans", a.spans},
                                    {"spans_synced", a.spans_synced},
                                    {"span_lines_cut_short", a.span_lines_cut_short},
+                                   {"kernel_events_discarded", a.kernel_events_discarded},
+                                   {"sync_events_discarded", a.sync_events_discarded},
                                    {"spans_without_thread", a.spans_without_thread},
                                    {"spans_outside_trace", a.spans_outside_trace},
                                    {"requests_without_thread", a.requests_without_thread}};

@@ -167,6 +167,7 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   out.spans = set.spans.size();
   out.spans_synced = set.synced;
   out.span_lines_cut_short = set.truncated_lines;
+  out.sync_events_discarded = set.sync_events_discarded;
   uint32_t host = 0;
   if (!options.host.empty()) {
     auto it = std::find(g.hosts().begin(), g.hosts().end(), options.host);

@@ -71,8 +71,12 @@ struct RequestAnalysis {
   std::vector<Request> requests;  // in root-span start order
   std::vector<OperationSummary> operations;
   uint64_t spans = 0;
-  uint64_t spans_synced = 0;             // times and thread from user-space sync events
-  uint64_t span_lines_cut_short = 0;     // span file lines lost to a writer's crash
+  uint64_t spans_synced = 0;           // times and thread from user-space sync events
+  uint64_t span_lines_cut_short = 0;   // span file lines lost to a writer's crash
+  uint64_t sync_events_discarded = 0;  // user-space events the tracer lost (SpanSet's)
+  // Kernel events the tracer lost: set by whoever read the kernel trace (the analysis sees
+  // the graph only, where their time is UNKNOWN), so that the reports count them.
+  uint64_t kernel_events_discarded = 0;
   uint64_t spans_without_thread = 0;     // not associated with any thread
   uint64_t requests_without_thread = 0;  // root span's thread unknown: no path
   uint64_t spans_outside_trace = 0;      // thread not found in the kernel trace at that time

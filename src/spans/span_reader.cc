@@ -642,7 +642,12 @@ StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths)
       };
       std::vector<Fields> classes(reader->num_event_classes());
       while (const ctf::Event* e = reader->Next()) {
-        if (!e->plan) continue;
+        if (!e->plan) {
+          // Sync events may be among them: counted, so that the spans left on their own
+          // times are explained.
+          if (e->kind == ctf::Event::Kind::kDiscarded) trace.discarded_events += e->discarded;
+          continue;
+        }
         Fields& f = classes[e->class_index];
         if (!f.known) [[unlikely]] {
           const std::string_view name = e->name();
@@ -686,6 +691,7 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
   std::vector<Sync> sync(set->spans.size());
   std::map<std::pair<int32_t, uint64_t>, std::vector<int64_t>> open_activations;
   for (const SyncEvents::Trace& trace : events.traces) {
+    set->sync_events_discarded += trace.discarded_events;
     // The transform the reader would have applied: exact and monotonic, so each trace's
     // events stay in order.
     const auto t = transforms.find(trace.hostname);

@@ -43,6 +43,7 @@ struct SyncEvents {
     std::string hostname;              // env hostname: selects the transform
     std::vector<SyncEvent> events;     // in the trace's time order
     std::vector<TraceId> deactivated;  // the trace of each kDeactivate event, in that order
+    uint64_t discarded_events = 0;     // the tracer lost (packet context events_discarded)
   };
   std::vector<Trace> traces;  // user-space traces holding sync events
 };

@@ -288,6 +288,60 @@ TEST(SpanReader, BrokenSpanFilesAreReportedWithTheirNames) {
   fs::remove_all(dir);
 }
 
+// Events the user-space tracer discarded are counted per trace and summed into the span set:
+// a span whose sync events were among them keeps its own times.
+TEST(SyncEvents, DiscardedEventsAreCounted) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("causeway-sync-discarded-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  ctf::TraceOptions opts;
+  opts.hostname = "ust-host";
+  opts.domain = "ust";
+  opts.tracer_name = "causeway-client";
+  opts.event_context_procname_vtid = true;
+  {
+    auto w = ctf::CtfWriter::Create((dir / "ust").string(), opts);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    using ctf::FieldKind;
+    const std::vector<ctf::FieldSpec> span = {{"trace_id_high", FieldKind::kU64},
+                                              {"trace_id_low", FieldKind::kU64},
+                                              {"span_id", FieldKind::kU64},
+                                              {"tid", FieldKind::kS32}};
+    const uint32_t start = *(*w)->AddEventClass("jaeger_ust:start_span", span);
+    const uint32_t end = *(*w)->AddEventClass("jaeger_ust:end_span", span);
+    const ctf::UstContext ctx{"svc", 101};
+    (*w)->Begin(0, start, 1000, ctx).U64(1).U64(2).U64(7).S32(101);
+    ASSERT_TRUE((*w)->SetDiscarded(0, 4).ok());
+    (*w)->Begin(0, start, 2000, ctx).U64(1).U64(2).U64(8).S32(101);
+    ASSERT_TRUE((*w)->SetDiscarded(0, 6).ok());  // cumulative: 2 more
+    (*w)->Begin(1, end, 3000, ctx).U64(1).U64(2).U64(8).S32(101);
+    ASSERT_TRUE((*w)->SetDiscarded(1, 5).ok());
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  auto events = ReadSyncEvents({dir.string()});
+  fs::remove_all(dir);
+  ASSERT_TRUE(events.ok()) << events.status().ToString();
+  ASSERT_EQ(events->traces.size(), 1u);
+  EXPECT_EQ(events->traces[0].events.size(), 3u);
+  EXPECT_EQ(events->traces[0].discarded_events, 11u);
+  SpanSet set;
+  for (uint64_t id : {7, 8}) {
+    Span s;
+    s.trace = {1, 2};
+    s.span_id = id;
+    s.start_ns = 1;
+    s.end_ns = 5000;
+    set.by_id[id] = set.spans.size();
+    set.spans.push_back(s);
+  }
+  ApplySyncEvents(*events, &set);
+  EXPECT_EQ(set.sync_events_discarded, 11u);
+  EXPECT_EQ(set.synced, 1u);  // span 8; span 7's end is missing
+  EXPECT_EQ(set.spans[0].start_ns, 1);
+  EXPECT_EQ(set.spans[1].start_ns, 2000);
+}
+
 // Sync events read on the host's own clock and transformed afterwards give what reading
 // them through the transform gives (the requests command reads them beside the kernel
 // trace, before the transforms are known): times, threads, activations.

@@ -1,0 +1,102 @@
+// `causeway requests` counts what the tracers lost: kernel events discarded (their time is
+// UNKNOWN on the paths) and user-space events discarded (a span whose sync events were among
+// them keeps its own times), in the text footer and the JSON counters. The recording is
+// written with Causeway's CTF writer: a kernel trace, a user-space trace with sync events,
+// and OTLP spans; no root needed.
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "ctf/writer/ctf_writer.h"
+#include "support/test_util.h"
+
+namespace causeway {
+namespace {
+
+using ctf::FieldKind;
+using testing::RunCli;
+using testing::TempDir;
+
+constexpr int64_t kBase = 1'000'000'000'000;  // trace times are kBase + scenario time
+
+void WriteRecording(const std::string& dir) {
+  {
+    ctf::TraceOptions opts;
+    opts.hostname = "h";
+    auto w = ctf::CtfWriter::Create(dir + "/kernel", opts);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t sw = *(*w)->AddEventClass("sched_switch", {{"prev_comm", FieldKind::kString},
+                                                              {"prev_tid", FieldKind::kS32},
+                                                              {"prev_state", FieldKind::kS64},
+                                                              {"next_comm", FieldKind::kString},
+                                                              {"next_tid", FieldKind::kS32}});
+    (*w)->Begin(0, sw, kBase).String("swapper").S32(0).S64(0).String("app").S32(1);
+    ASSERT_TRUE((*w)->SetDiscarded(0, 7).ok());
+    (*w)->Begin(0, sw, kBase + 900'000).String("app").S32(1).S64(0).String("swapper").S32(0);
+    const Status closed = (*w)->Close();
+    ASSERT_TRUE(closed.ok()) << closed.ToString();
+  }
+  {
+    ctf::TraceOptions opts;
+    opts.hostname = "h";
+    opts.domain = "ust";
+    opts.tracer_name = "causeway-client";
+    opts.event_context_procname_vtid = true;
+    auto w = ctf::CtfWriter::Create(dir + "/ust/app-1", opts);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const std::vector<ctf::FieldSpec> span = {
+        {"trace_id_high", FieldKind::kU64}, {"trace_id_low", FieldKind::kU64},
+        {"span_id", FieldKind::kU64},       {"parent_span_id", FieldKind::kU64},
+        {"op_name", FieldKind::kString},    {"tid", FieldKind::kS32}};
+    const uint32_t start = *(*w)->AddEventClass("jaeger_ust:start_span", span);
+    const uint32_t end = *(*w)->AddEventClass("jaeger_ust:end_span", span);
+    const ctf::UstContext ctx{"app", 1};
+    // Span 7: both sync events. Span 8: its start only; its end was among the 3 events the
+    // tracer discarded.
+    (*w)->Begin(0, start, kBase + 1'000, ctx).U64(1).U64(1).U64(7).U64(0).String("a").S32(1);
+    (*w)->Begin(0, end, kBase + 400'000, ctx).U64(1).U64(1).U64(7).U64(0).String("a").S32(1);
+    (*w)->Begin(0, start, kBase + 500'000, ctx).U64(1).U64(2).U64(8).U64(0).String("b").S32(1);
+    ASSERT_TRUE((*w)->SetDiscarded(0, 3).ok());
+    const Status closed = (*w)->Close();
+    ASSERT_TRUE(closed.ok()) << closed.ToString();
+  }
+  std::ofstream spans(dir + "/spans.json");
+  spans << R"({"resourceSpans":[{"resource":{"attributes":[
+  {"key":"service.name","value":{"stringValue":"app"}}]},
+ "scopeSpans":[{"spans":[
+  {"traceId":"00000000000000010000000000000001","spanId":"0000000000000007","name":"a",
+   "startTimeUnixNano":"1000000001000","endTimeUnixNano":"1000000400000",
+   "attributes":[{"key":"thread.id","value":{"intValue":"1"}}]},
+  {"traceId":"00000000000000010000000000000002","spanId":"0000000000000008","name":"b",
+   "startTimeUnixNano":"1000000500000","endTimeUnixNano":"1000000800000",
+   "attributes":[{"key":"thread.id","value":{"intValue":"1"}}]}]}]}]})";
+}
+
+TEST(RequestsLostEventsTest, DiscardedKernelAndUserSpaceEventsAreCounted) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/rec";
+  WriteRecording(dir);
+  if (::testing::Test::HasFatalFailure()) return;
+  std::string err;
+  auto json_out = RunCli("requests " + dir + " --spans " + dir + "/spans.json --format json", &err);
+  ASSERT_EQ(json_out.exit_code, 0) << err;
+  const nlohmann::json j = nlohmann::json::parse(json_out.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << json_out.out;
+  const nlohmann::json& c = j["counters"];
+  EXPECT_EQ(c["requests"], 2);
+  EXPECT_EQ(c["spans_synced"], 1) << c.dump();
+  EXPECT_EQ(c["kernel_events_discarded"], 7) << c.dump();
+  EXPECT_EQ(c["sync_events_discarded"], 3) << c.dump();
+
+  auto text = RunCli("requests " + dir + " --spans " + dir + "/spans.json", &err);
+  ASSERT_EQ(text.exit_code, 0) << err;
+  EXPECT_NE(text.out.find("7 kernel events were discarded by the tracer"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("3 user-space events were discarded by the tracer"), std::string::npos)
+      << text.out;
+}
+
+}  // namespace
+}  // namespace causeway
