@@ -4,6 +4,7 @@
 // written with Causeway's CTF writer: a kernel trace, a user-space trace with sync events,
 // and OTLP spans; no root needed.
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -96,6 +97,17 @@ TEST(RequestsLostEventsTest, DiscardedKernelAndUserSpaceEventsAreCounted) {
       << text.out;
   EXPECT_NE(text.out.find("3 user-space events were discarded by the tracer"), std::string::npos)
       << text.out;
+
+  // The HTML report's data holds both counts (its header says them).
+  const std::string html_path = tmp.path() + "/r.html";
+  auto html = RunCli(
+      "requests " + dir + " --spans " + dir + "/spans.json --format html -o " + html_path, &err);
+  ASSERT_EQ(html.exit_code, 0) << err;
+  std::ifstream page(html_path);
+  const std::string content((std::istreambuf_iterator<char>(page)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_NE(content.find("\"kernel_discarded\":7"), std::string::npos);
+  EXPECT_NE(content.find("\"sync_discarded\":3"), std::string::npos);
 }
 
 }  // namespace

@@ -39,7 +39,9 @@ function el(tag, attrs, parent) { const e = document.createElementNS(NS, tag);
 function ms(ns) { return (ns / 1e6).toFixed(3) + " ms"; }
 function esc(t) { return String(t).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})[c]); }
 document.getElementById("sub").textContent = D.requests.length + " requests, " + D.spans +
-  " spans; slowest " + (D.requests.length ? ms(Math.max(...D.requests.map(r => r.latency))) : "-");
+  " spans; slowest " + (D.requests.length ? ms(Math.max(...D.requests.map(r => r.latency))) : "-") +
+  (D.kernel_discarded ? "; " + D.kernel_discarded + " kernel events discarded by the tracer (UNKNOWN)" : "") +
+  (D.sync_discarded ? "; " + D.sync_discarded + " user-space events discarded by the tracer" : "");
 const legend = document.getElementById("legend");
 for (const c of D.causes) { const s = document.createElement("span");
   s.innerHTML = '<i style="background:' + COLORS[c] + '"></i>' + c.replace(/_/g, " "); legend.appendChild(s); }
@@ -141,7 +143,11 @@ std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s
                     {"by_cause", by_cause},
                     {"pieces", pieces}});
   }
-  nlohmann::json data = {{"causes", causes}, {"requests", reqs}, {"spans", a.spans}};
+  nlohmann::json data = {{"causes", causes},
+                         {"requests", reqs},
+                         {"spans", a.spans},
+                         {"kernel_discarded", a.kernel_events_discarded},
+                         {"sync_discarded", a.sync_events_discarded}};
   std::string json = data.dump();
   // Inside <script>: "</" would end the element early.
   ReplaceAll(json, "</", "<\\/");
