@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/request_checks.h"
 #include "support/test_util.h"
 
 #ifdef CAUSEWAY_DEMO
@@ -23,7 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::ExpectConsistent;
 using testing::RunCli;
+using testing::SlowestWithCause;
 using testing::TempDir;
 
 std::string WhyCannotRecord() {
@@ -53,26 +56,6 @@ json RecordAndAnalyze(const TempDir& tmp, const std::string& demo_args, std::str
   json j = json::parse(res.out, nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << res.out;
   return j;
-}
-
-// How many of the `n` slowest requests have `cause` as their dominant cause.
-int SlowestWithCause(const json& j, size_t n, const std::string& cause) {
-  int count = 0;
-  for (size_t i = 0; i < n && i < j["requests"].size(); ++i)
-    count += j["requests"][i]["dominant_cause"] == cause;
-  return count;
-}
-
-void ExpectConsistent(const json& j, size_t requests) {
-  EXPECT_EQ(j["requests"].size(), requests);
-  EXPECT_EQ(j["counters"]["requests_without_thread"], 0);
-  EXPECT_EQ(j["counters"]["spans_without_thread"], 0);
-  EXPECT_EQ(j["counters"]["spans_synced"], j["counters"]["spans"]);
-  for (const json& r : j["requests"]) {
-    int64_t sum = 0;
-    for (const auto& [cause, ns] : r["by_cause"].items()) sum += ns.get<int64_t>();
-    EXPECT_EQ(sum, r["latency_ns"].get<int64_t>()) << r.dump();
-  }
 }
 
 TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
@@ -241,9 +224,7 @@ TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
       &err);
   ASSERT_EQ(one.exit_code, 0) << err;
   const json request = json::parse(one.out);
-  auto service = [](const json& thread) {
-    return thread.is_object() ? thread.value("service", "?") : std::string("-");
-  };
+  const auto service = testing::ServiceOf;
   bool on_route = false;
   std::string path;  // for the failure messages: where the path went
   for (const json& p : request["path"]) {
