@@ -165,9 +165,9 @@ TEST(RequestsCliTest, CpuQuotaIsPreempted) {
   // themselves, in two CI runs in a row.
   // 2 ms of CPU per route (10 ms per request, five routes) is twice route's quota of 5 ms per
   // 100 ms period, so every request waits for the next period whatever the machine's speed:
-  // with the default 100 us, a faster machine (an AMD EPYC VM) kept most requests within
-  // the quota, and only one of the three slowest was preempted (the others: the customer's
-  // 10 ms query, "timer").
+  // with the default 100 us, the VM in a fast period (the demo's own CPU cheaper) kept most
+  // requests within the quota, and only one of the three slowest was preempted (the others:
+  // the customer's 10 ms query, "timer").
   json j = RecordAndAnalyze(tmp, "--requests 8 --rate 2 --burst 1 --route-cpu-us 2000 --fault cpu",
                             &dir);
   ExpectConsistent(j, 8);
