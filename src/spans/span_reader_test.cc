@@ -288,6 +288,16 @@ TEST(SpanReader, BrokenSpanFilesAreReportedWithTheirNames) {
   fs::remove_all(dir);
 }
 
+// A causeway-client user-space trace's options, as the sync-event tests write it.
+ctf::TraceOptions UstTraceOptions() {
+  ctf::TraceOptions opts;
+  opts.hostname = "ust-host";
+  opts.domain = "ust";
+  opts.tracer_name = "causeway-client";
+  opts.event_context_procname_vtid = true;
+  return opts;
+}
+
 // Events the user-space tracer discarded are counted per trace and summed into the span set:
 // a span whose sync events were among them keeps its own times.
 TEST(SyncEvents, DiscardedEventsAreCounted) {
@@ -295,11 +305,7 @@ TEST(SyncEvents, DiscardedEventsAreCounted) {
   const fs::path dir =
       fs::temp_directory_path() / ("causeway-sync-discarded-" + std::to_string(getpid()));
   fs::remove_all(dir);
-  ctf::TraceOptions opts;
-  opts.hostname = "ust-host";
-  opts.domain = "ust";
-  opts.tracer_name = "causeway-client";
-  opts.event_context_procname_vtid = true;
+  ctf::TraceOptions opts = UstTraceOptions();
   {
     auto w = ctf::CtfWriter::Create((dir / "ust").string(), opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -350,11 +356,7 @@ TEST(SyncEvents, ReadThenTransformedEqualsReadThroughTheTransform) {
   const fs::path dir =
       fs::temp_directory_path() / ("causeway-sync-events-" + std::to_string(getpid()));
   fs::remove_all(dir);
-  ctf::TraceOptions opts;
-  opts.hostname = "ust-host";
-  opts.domain = "ust";
-  opts.tracer_name = "causeway-client";
-  opts.event_context_procname_vtid = true;
+  ctf::TraceOptions opts = UstTraceOptions();
   opts.clock_offset_ns = 1'000'000'000;
   {
     auto w = ctf::CtfWriter::Create((dir / "ust").string(), opts);
