@@ -1,9 +1,10 @@
 // Reading CTF scalars at arbitrary bit positions.
 //
 // CTF numbers bits within a byte from the least significant bit for little-endian fields
-// and from the most significant bit for big-endian ones. Byte-aligned 8/16/32/64-bit
-// fields take a single load; other fields go through a 64-bit window (or byte by byte
-// near the end of the mapping, so we never read past it).
+// and from the most significant bit for big-endian ones. Little-endian fields that end
+// within the 8 bytes from their first byte, and byte-aligned big-endian ones of 8, 16, 32 or
+// 64 bits, take a single load; other fields go through a 64-bit window, and the last bytes
+// of the mapping byte by byte, so we never read past it.
 #pragma once
 
 #include <bit>
@@ -67,8 +68,14 @@ inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bi
   const uint8_t* p = base + (bit_pos >> 3);
   const unsigned shift = bit_pos & 7;
   const unsigned size = d.size_bits;
-  uint64_t aligned;
-  if (shift == 0 && !d.big_endian && LoadAlignedLe(p, size, &aligned)) return aligned;
+  // Little endian within one 8-byte window, the common case: one load, a shift and a mask,
+  // whatever the size. A switch on the size (one load per power of two) mispredicted
+  // whenever events of different layouts alternate.
+  if (!d.big_endian && shift + size <= 64 && end - p >= 8) [[likely]] {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    return (w >> shift) & ((uint64_t{2} << ((size - 1) & 63)) - 1);
+  }
   if (shift == 0 && d.big_endian) {
     switch (size) {
       case 8:

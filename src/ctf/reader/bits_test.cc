@@ -1,13 +1,49 @@
-// FindNul against memchr on every position and length that crosses its inline words.
+// ReadRawBits against a bit-by-bit reading of the CTF rules, and FindNul against memchr,
+// on every position and length that crosses their fast paths.
 #include "ctf/reader/bits.h"
 
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 namespace causeway::ctf {
 namespace {
+
+// The field of `size` bits at bit `pos`, one bit at a time: little endian numbers a byte's
+// bits from the least significant and takes the first bit as the value's lowest; big endian
+// numbers them from the most significant and takes the first bit as the value's highest.
+uint64_t BitByBit(const std::vector<uint8_t>& bytes, uint64_t pos, unsigned size, bool big) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < size; ++i) {
+    const uint64_t k = pos + i;
+    const unsigned bit = big ? 7 - k % 8 : k % 8;
+    const uint64_t b = (bytes[k / 8] >> bit) & 1;
+    v = big ? (v << 1) | b : v | (b << i);
+  }
+  return v;
+}
+
+TEST(ReadRawBits, AgreesWithBitByBitReadingEverywhere) {
+  std::mt19937_64 rng(7);
+  for (size_t len : {size_t{1}, size_t{5}, size_t{9}, size_t{24}}) {
+    std::vector<uint8_t> bytes(len);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+    // `end` is the end of the bytes: the reader must not load past it, which ASan checks.
+    for (bool big : {false, true}) {
+      for (unsigned size = 1; size <= 64; ++size) {
+        for (uint64_t pos = 0; pos + size <= len * 8; ++pos) {
+          const ScalarDesc d{.size_bits = static_cast<uint8_t>(size), .big_endian = big};
+          ASSERT_EQ(ReadRawBits(bytes.data(), bytes.data() + len, pos, d),
+                    BitByBit(bytes, pos, size, big))
+              << (big ? "big" : "little") << " endian, " << size << " bits at bit " << pos << " of "
+              << len << " bytes";
+        }
+      }
+    }
+  }
+}
 
 TEST(FindNul, AgreesWithMemchrEverywhere) {
   // Bytes that trip naive zero-byte tricks: 0x80, 0xff, 0x01 (borrows), and text.
