@@ -128,9 +128,7 @@ const Event* EventReader::Reorder() {
   // before that rank moving up one; the next head and the limit are then the first two
   // entries. Where the advanced head lands is close to random, so the move is branchless:
   // a fixed pass over every entry (n does not change while the streams last) with selects,
-  // where a loop stopping at the rank mispredicted its exit about one time in three. The
-  // next stream is known before the pass: the advanced head is not earlier than the limit,
-  // so the second entry moves up to the top.
+  // where a loop stopping at the rank mispredicted its exit about one time in three.
   const Head v = heap_[0];
   Head* h = heap_.data();
   const size_t n = heap_.size();
