@@ -60,7 +60,7 @@ class StreamCursor {
   // Decodes the next event (or discarded-events record) into event(). Returns false at
   // the end of the file or on error; status() tells which.
   bool Next() {
-    if (fast_ && pos_ < content_end_) [[likely]]
+    if (pos_ < fast_end_) [[likely]]
       return DecodeEvent() || FailDecode();
     return NextSlow();
   }
@@ -141,8 +141,10 @@ class StreamCursor {
   // Clock value -> ns in the analysis timebase (clock class conversion, then the transform).
   uint64_t ToNs(uint64_t cycles);
 
-  // What DecodeEvent needs for one event id of the stream class, in one place.
-  struct FastEvent {
+  // What DecodeEvent needs for one event id of the stream class, in one place. 128 bytes,
+  // so that finding an id's entry is a shift, not a multiplication, on the path from one
+  // event's header to the next one's.
+  struct alignas(128) FastEvent {
     enum Body : uint8_t {
       // Every present body scope (stream event context, event context, payload) has a fixed
       // layout, and none needs more alignment than the header end guarantees: each scope
@@ -155,7 +157,7 @@ class StreamCursor {
       // Some scope depends on the data in other ways: the plan's ops walk it.
       kWalk,
     };
-    const EventPlan* plan = nullptr;  // nullptr: the id is not declared
+    const EventPlan* plan = nullptr;  // nullptr: the id is not declared (then body is kWalk)
     uint32_t class_index = 0;
     Body body = kWalk;
     uint8_t num_parts = 0;
@@ -197,12 +199,14 @@ class StreamCursor {
   };
 
   // Hot per-event state first, so the fast path touches few cache lines.
-  bool fast_ = false;         // in a packet with no pending record: Next() can decode directly
   bool clock_is_ns_ = false;  // freq 1 GHz: ns = cycles + clock_offset_ns_
   uint64_t pos_ = 0;          // bits, relative to the packet
   uint64_t content_end_ = 0;  // bits, relative to the packet
-  uint64_t clock_ = 0;        // current clock value (cycles)
-  uint64_t last_ts_ = 0;      // last timestamp returned (ns)
+  // content_end_ while Next() can decode directly (in a packet, no pending record), else 0:
+  // one comparison tells whether the next event is on the fast path.
+  uint64_t fast_end_ = 0;
+  uint64_t clock_ = 0;    // current clock value (cycles)
+  uint64_t last_ts_ = 0;  // last timestamp returned (ns)
   uint64_t clock_offset_ns_ = 0;
   uint64_t events_ = 0;                     // stats_.events, kept here with the hot state
   const uint8_t* data_ = nullptr;           // event_.data: the current packet
