@@ -1,6 +1,7 @@
 #include "ctf/reader/event_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -119,6 +120,83 @@ const Event* EventReader::Start() {
   return Top();
 }
 
+namespace {
+
+// One entry of MoveTopToRank's pass. In: the entry's old value `prev` and whether it comes
+// before v (`prev_before`, all ones or zero), and the next entry. Out: the entry's new
+// value (the next entry when that comes before v, else v when `prev` did, else `prev`),
+// and in `prev`/`prev_before` the next entry and whether it comes before v.
+inline void PassStep(uint64_t v_ts, uint64_t v_stream, uint64_t next_ts, uint64_t next_stream,
+                     uint64_t* prev_ts, uint64_t* prev_stream, uint64_t* prev_before,
+                     uint64_t* out_ts, uint64_t* out_stream) {
+  uint64_t ts = *prev_ts, stream = *prev_stream, before;
+#if defined(__x86_64__)
+  // GCC turns the selects below into branches, which mispredict here; cmov does not.
+  // (next.ts, next.stream) < (v.ts, v.stream) is the borrow of a 96-bit subtraction.
+  asm("test %[pb], %[pb]\n\t"
+      "cmovnz %[vts], %[ts]\n\t"
+      "cmovnz %[vst], %[st]\n\t"
+      "cmp %k[vst], %k[nst]\n\t"
+      "mov %[nts], %[b]\n\t"
+      "sbb %[vts], %[b]\n\t"
+      "cmovb %[nts], %[ts]\n\t"
+      "cmovb %[nst], %[st]\n\t"
+      "sbb %[b], %[b]"
+      : [ts] "+&r"(ts), [st] "+&r"(stream), [b] "=&r"(before)
+      : [pb] "r"(*prev_before), [vts] "r"(v_ts), [vst] "r"(v_stream), [nts] "r"(next_ts),
+        [nst] "r"(next_stream)
+      : "cc");
+#else
+  ts = (ts & ~*prev_before) | (v_ts & *prev_before);
+  stream = (stream & ~*prev_before) | (v_stream & *prev_before);
+  before =
+      -static_cast<uint64_t>((next_ts < v_ts) | ((next_ts == v_ts) & (next_stream < v_stream)));
+  ts = (ts & ~before) | (next_ts & before);
+  stream = (stream & ~before) | (next_stream & before);
+#endif
+  *out_ts = ts;
+  *out_stream = stream;
+  *prev_ts = next_ts;
+  *prev_stream = next_stream;
+  *prev_before = before;
+}
+
+}  // namespace
+
+// Moves h[0] (v) down the sorted h[1..N) to its rank. A loop stopping at the rank
+// mispredicted its exit about one time in three; this is a fixed pass of selects over
+// every entry, each entry's new value chosen from its old one, v and the next entry.
+template <size_t N>
+void EventReader::MoveTopToRank(Head* h) {
+  if constexpr (N >= 2) {  // with one stream or none, nothing moves
+    const uint64_t v_ts = h[0].ts;
+    const uint64_t v_stream = h[0].stream;
+    uint64_t prev_ts = v_ts, prev_stream = v_stream;  // entry 0 holds v: its place is free
+    uint64_t prev_before = ~uint64_t{0};
+#pragma GCC unroll 16
+    for (size_t i = 0; i + 1 < N; ++i) {
+      uint64_t ts, stream;
+      PassStep(v_ts, v_stream, h[i + 1].ts, h[i + 1].stream, &prev_ts, &prev_stream, &prev_before,
+               &ts, &stream);
+      h[i].ts = ts;
+      h[i].stream = static_cast<uint32_t>(stream);
+    }
+    // The last entry: v when every other head comes first.
+    h[N - 1].ts = (prev_ts & ~prev_before) | (v_ts & prev_before);
+    h[N - 1].stream =
+        static_cast<uint32_t>((prev_stream & ~prev_before) | (v_stream & prev_before));
+  }
+}
+
+template <size_t... N>
+constexpr std::array<void (*)(EventReader::Head*), sizeof...(N)> EventReader::MoveTable(
+    std::index_sequence<N...>) {
+  return {&MoveTopToRank<N>...};
+}
+
+const std::array<void (*)(EventReader::Head*), EventReader::kMaxSorted + 1>
+    EventReader::kMoveTopToRank = MoveTable(std::make_index_sequence<kMaxSorted + 1>());
+
 const Event* EventReader::Reorder() {
   if (!sorted_) {
     SiftDown(0);  // the advanced stream was at the top of the heap
@@ -126,31 +204,21 @@ const Event* EventReader::Reorder() {
   }
   // Few streams: the advanced head moves down the sorted array to its rank, the entries
   // before that rank moving up one; the next head and the limit are then the first two
-  // entries. Where the advanced head lands is close to random, so the move is branchless:
-  // a fixed pass over every entry (n does not change while the streams last) with selects,
-  // where a loop stopping at the rank mispredicted its exit about one time in three.
-  const Head v = heap_[0];
+  // entries. Where the advanced head lands is close to random, so the move is branchless
+  // (see MoveTopToRank). The pass is unrolled for each count of streams; the call through
+  // the table always goes to the same one while the streams last.
   Head* h = heap_.data();
   const size_t n = heap_.size();
-  uint64_t placed = 0;  // all ones once v is stored
-  for (size_t i = 0; i + 1 < n; ++i) {
-    const Head next = h[i + 1];
-    // All ones when the next entry comes before v: it moves up. Else v goes here, or, once
-    // placed, the entry stays.
-    const uint64_t up =
-        -static_cast<uint64_t>((next.ts < v.ts) | ((next.ts == v.ts) & (next.stream < v.stream)));
-    const uint64_t stay_ts = (h[i].ts & placed) | (v.ts & ~placed);
-    const uint64_t stay_stream = (h[i].stream & placed) | (v.stream & ~placed);
-    h[i].ts = (next.ts & up) | (stay_ts & ~up);
-    h[i].stream = static_cast<uint32_t>((next.stream & up) | (stay_stream & ~up));
-    placed |= ~up;
-  }
-  // The last entry: v when every other head comes first (also a select: that is no rarer).
-  h[n - 1].ts = (h[n - 1].ts & placed) | (v.ts & ~placed);
-  h[n - 1].stream = static_cast<uint32_t>((h[n - 1].stream & placed) | (v.stream & ~placed));
+  kMoveTopToRank[n](h);
   SetCurrent(h[0].stream);
   limit_ = n > 1 ? h[1].ts : UINT64_MAX;
   return current_event_;
+}
+
+void EventReader::ClearCurrent() {
+  current_event_ = nullptr;
+  current_ = nullptr;
+  current_buffered_ = nullptr;
 }
 
 void EventReader::SetCurrent(uint32_t s) {
@@ -166,7 +234,7 @@ void EventReader::SetCurrent(uint32_t s) {
 const Event* EventReader::StreamEnded() {
   if (!StatusOf(current_stream_).ok()) {
     status_ = StatusOf(current_stream_);
-    current_event_ = nullptr;
+    ClearCurrent();
     return nullptr;
   }
   if (sorted_) {
@@ -181,7 +249,7 @@ const Event* EventReader::StreamEnded() {
 
 const Event* EventReader::Top() {
   if (heap_.empty()) {
-    current_event_ = nullptr;
+    ClearCurrent();
     return nullptr;
   }
   SetCurrent(heap_[0].stream);

@@ -6,10 +6,12 @@
 // the merged sequence is ordered too, whatever the disorder across streams.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/clock_transform.h"
@@ -52,16 +54,17 @@ class EventReader {
   // The next event, or nullptr at the end or on error (then status() is not OK). The
   // event stays valid until the next call.
   const Event* Next() {
-    if (current_event_) [[likely]] {
-      if (pipeline_ ? current_buffered_->Next() : current_->Next()) [[likely]] {
-        const uint64_t ts = current_event_->timestamp;
-        heap_[0].ts = ts;
-        if (ts < limit_) return current_event_;
-        return Reorder();
-      }
+    if (current_) [[likely]] {  // decoding inline, a stream on top
+      if (current_->Next()) [[likely]]
+        return Merge(current_->event().timestamp);
       return StreamEnded();
     }
-    return Start();
+    if (current_buffered_) {  // decoding on threads, a stream on top
+      if (current_buffered_->Next()) [[likely]]
+        return Merge(current_buffered_->event().timestamp);
+      return StreamEnded();
+    }
+    return Start();  // before the first event; after the last, or an error, returns nullptr
   }
   const Status& status() const { return status_; }
 
@@ -82,7 +85,20 @@ class EventReader {
     uint32_t stream;
     bool operator<(const Head& o) const { return ts != o.ts ? ts < o.ts : stream < o.stream; }
   };
+  // The top stream advanced to an event at `ts`: it stays on top while no other head is
+  // earlier.
+  const Event* Merge(uint64_t ts) {
+    heap_[0].ts = ts;
+    if (ts < limit_) [[likely]]
+      return current_event_;
+    return Reorder();
+  }
   void SiftDown(size_t i);
+  // Moves h[0] down the sorted h[1..N) to its rank; kMoveTopToRank[n] for n heads.
+  template <size_t N>
+  static void MoveTopToRank(Head* h);
+  template <size_t... N>
+  static constexpr std::array<void (*)(Head*), sizeof...(N)> MoveTable(std::index_sequence<N...>);
   const Event* Start();
   const Event* Reorder();
   const Event* StreamEnded();
@@ -97,6 +113,7 @@ class EventReader {
     return pipeline_ ? pipeline_->stream(s).status() : cursors_[s]->status();
   }
   void SetCurrent(uint32_t s);
+  void ClearCurrent();
 
   std::vector<std::unique_ptr<Trace>> traces_;
   std::vector<std::string> skipped_traces_;
@@ -105,7 +122,8 @@ class EventReader {
   uint32_t num_event_classes_ = 0;
   // Declared after cursors_: destroyed (workers joined) before the cursors they decode.
   std::unique_ptr<DecodePipeline> pipeline_;
-  // The stream whose event was returned last: its event, and its cursor or buffered stream.
+  // The stream whose event was returned last: its event, and its cursor (inline) or buffered
+  // stream (pipeline), the other one null. All null before the first event and at the end.
   const Event* current_event_ = nullptr;
   StreamCursor* current_ = nullptr;
   BufferedStream* current_buffered_ = nullptr;
@@ -116,6 +134,7 @@ class EventReader {
   bool started_ = false;
   // With at most kMaxSorted streams heap_ is kept fully sorted (see Reorder).
   static constexpr size_t kMaxSorted = 16;
+  static const std::array<void (*)(Head*), kMaxSorted + 1> kMoveTopToRank;
   bool sorted_ = false;
   Status status_;
   uint64_t total_bytes_ = 0;
