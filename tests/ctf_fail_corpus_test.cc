@@ -104,10 +104,10 @@ TEST(CtfFailCorpus, HasEveryCase) {
   const std::vector<std::string> names = CaseNames();
   for (const char* want :
        {"bad-packet-magic", "truncated-packet", "packet-size-beyond-file",
-        "content-size-over-packet-size", "unknown-event-id", "unterminated-string",
-        "huge-sequence-length", "tsdl-syntax-error", "metadata-packet-bad-content-size",
-        "unknown-type-alias", "unresolved-variant-tag", "undeclared-stream-class",
-        "empty-directory", "nonexistent-path", "metadata-only"}) {
+        "content-size-over-packet-size", "unknown-event-id", "undeclared-event-id-below-last",
+        "unterminated-string", "huge-sequence-length", "tsdl-syntax-error",
+        "metadata-packet-bad-content-size", "unknown-type-alias", "unresolved-variant-tag",
+        "undeclared-stream-class", "empty-directory", "nonexistent-path", "metadata-only"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
   }
 }

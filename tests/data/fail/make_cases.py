@@ -240,6 +240,17 @@ def main():
                f"{path}, packet offset=400, event offset={s.b + start}: CAUSED BY event id 5 is not declared in "
                "stream class 0", with_stream(d))
 
+    # An id below the last declared one that no event class takes (the metadata's id 1
+    # becomes 3): the reader's table has an entry for it, but no plan.
+    holed = text.replace(b"\tid = 1;\n", b"\tid = 3;\n", 1)
+    assert holed != text
+    d = s.copy()
+    start = ev_b[2][0]
+    d[s.b + start] = (d[s.b + start] & ~31) | 1  # compact header: id 1
+    write_case("undeclared-event-id-below-last",
+               f"{path}, packet offset=400, event offset={s.b + start}: CAUSED BY event id 1 is not declared in "
+               "stream class 0", {"metadata": holed, STREAM_FILE: bytes(d)})
+
     d = s.copy()
     start = ev_a[0][0]
     assert d[start] & 31 == 31  # the first event of a packet has the extended header
