@@ -8,7 +8,11 @@
 //   fields: the same, plus every scalar field value and every string read;
 // each with the stream files decoded in the merging thread (1 thread) and on decoding
 // threads (ReaderOptions::decode_threads, the default of DefaultDecodeThreads() unless
-// CAUSEWAY_DECODE_THREADS says otherwise).
+// CAUSEWAY_DECODE_THREADS says otherwise); and twice more:
+//   scan: every event decoded, each stream on its own without the merge
+//         (EventReader::ScanUnordered, what `causeway stats` does), on 1 thread and on one
+//         per CPU. Not the same job as babeltrace2's, which merges: its line is printed
+//         apart from the merged reads.
 // babeltrace2 runs as `babeltrace2 -c sink.utils.dummy TRACE_DIR` (it decodes every field,
 // in one thread). Prints medians of wall time, events/s, MB/s, CPU time, the ratios, and
 // peak RSS.
@@ -22,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ctf/reader/event_reader.h"
@@ -42,6 +47,48 @@ struct Result {
   long max_rss_kb = 0;
   uint64_t checksum = 0;
 };
+
+// Runs in the child: decodes each stream on its own (no merge) on `threads` threads and
+// prints "seconds events bytes checksum"; the checksum is a sum, so it equals the merged
+// read's.
+int ChildScan(const std::string& dir, unsigned threads) {
+  const auto t0 = Clock::now();
+  causeway::ctf::ReaderOptions options;
+  options.decode_threads = 0;
+  auto reader = EventReader::Open({dir}, options);
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
+    return 1;
+  }
+  struct alignas(64) Sums {
+    uint64_t events = 0, sum = 0;
+  };
+  std::vector<Sums> sums(std::max(1u, threads));
+  const causeway::Status status =
+      (*reader)->ScanUnordered(threads, [&](unsigned worker, causeway::ctf::StreamCursor& cursor) {
+        uint64_t events = 0, sum = 0;
+        while (cursor.Next()) {
+          ++events;
+          sum += cursor.event().timestamp ^ cursor.event().class_index;
+        }
+        sums[worker].events += events;
+        sums[worker].sum += sum;
+      });
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s\n", status.ToString().c_str());
+    return 1;
+  }
+  uint64_t events = 0, sum = 0;
+  for (const Sums& s : sums) {
+    events += s.events;
+    sum += s.sum;
+  }
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf("%.6f %lu %lu %lu\n", s, static_cast<unsigned long>(events),
+              static_cast<unsigned long>((*reader)->total_bytes()),
+              static_cast<unsigned long>(sum));
+  return 0;
+}
 
 // Runs in the child: decodes the trace and prints "seconds events bytes checksum".
 int Child(const std::string& dir, bool fields, unsigned threads) {
@@ -127,7 +174,7 @@ double Median(std::vector<double> v) {
 
 struct Contender {
   std::string label;
-  bool fields;
+  std::string mode;  // events, fields or scan
   unsigned threads;
   std::vector<double> wall, cpu;
   Result last;
@@ -135,9 +182,11 @@ struct Contender {
 };
 
 int main(int argc, char** argv) {
-  if (argc >= 5 && std::strcmp(argv[1], "--child") == 0)
-    return Child(argv[3], std::strcmp(argv[2], "fields") == 0,
-                 static_cast<unsigned>(std::atoi(argv[4])));
+  if (argc >= 5 && std::strcmp(argv[1], "--child") == 0) {
+    const auto threads = static_cast<unsigned>(std::atoi(argv[4]));
+    if (std::strcmp(argv[2], "scan") == 0) return ChildScan(argv[3], threads);
+    return Child(argv[3], std::strcmp(argv[2], "fields") == 0, threads);
+  }
   if (argc < 2 || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: %s TRACE_DIR [--runs N] [--no-babeltrace]\n", argv[0]);
     return 2;
@@ -153,12 +202,22 @@ int main(int argc, char** argv) {
   }
   const unsigned threads = std::max(1u, causeway::ctf::DefaultDecodeThreads());
   const std::string t = std::to_string(threads);
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Contender> contenders = {
-      {"causeway events, 1 thread", false, 0, {}, {}, {}, 0},
-      {"causeway events, +" + t + " decoding", false, threads, {}, {}, {}, 0},
-      {"causeway every field, 1 thread", true, 0, {}, {}, {}, 0},
-      {"causeway every field, +" + t + " decoding", true, threads, {}, {}, {}, 0},
+      {"causeway events, 1 thread", "events", 0, {}, {}, {}, 0},
+      {"causeway events, +" + t + " decoding", "events", threads, {}, {}, {}, 0},
+      {"causeway every field, 1 thread", "fields", 0, {}, {}, {}, 0},
+      {"causeway every field, +" + t + " decoding", "fields", threads, {}, {}, {}, 0},
+      {"causeway scan, no merge, 1 thread", "scan", 1, {}, {}, {}, 0},
+      {"causeway scan, no merge, " + std::to_string(cpus) + " threads",
+       "scan",
+       cpus,
+       {},
+       {},
+       {},
+       0},
   };
+  constexpr size_t kMerged = 4;  // the contenders before this one merge, like babeltrace2
   const std::string self = "/proc/self/exe";
   std::vector<double> t_bt, cpu_bt;
   long rss_bt = 0;
@@ -167,8 +226,7 @@ int main(int argc, char** argv) {
     for (Contender& c : contenders) {
       Result r;
       std::string out;
-      if (!Spawn({self, "--child", c.fields ? "fields" : "events", dir, std::to_string(c.threads)},
-                 &r, &out)) {
+      if (!Spawn({self, "--child", c.mode, dir, std::to_string(c.threads)}, &r, &out)) {
         std::fprintf(stderr, "causeway reader failed on %s\n", dir.c_str());
         return 1;
       }
@@ -196,9 +254,9 @@ int main(int argc, char** argv) {
       rss_bt = std::max(rss_bt, r.max_rss_kb);
     }
   }
-  // The decoding threads must not change what is read.
+  // Neither the decoding threads nor the scan may change what is read.
   for (const Contender& c : contenders) {
-    const Contender& same = contenders[c.fields ? 2 : 0];
+    const Contender& same = contenders[c.mode == "fields" ? 2 : 0];
     if (c.last.events != same.last.events || c.last.checksum != same.last.checksum) {
       std::fprintf(stderr, "%s read something else than %s\n", c.label.c_str(), same.label.c_str());
       return 1;
@@ -218,9 +276,13 @@ int main(int argc, char** argv) {
     line("babeltrace2 -c sink.utils.dummy", Median(t_bt), Median(cpu_bt), rss_bt);
     const double bt = Median(t_bt);
     std::printf("ratio babeltrace2 / causeway (wall time, goal >= 50x):\n");
-    for (const Contender& c : contenders)
+    for (size_t i = 0; i < contenders.size(); ++i) {
+      const Contender& c = contenders[i];
+      if (i == kMerged)
+        std::printf("not the same job (no merge by time; babeltrace2 merges), for reference:\n");
       std::printf("  %-36s %6.1fx   (CPU time %6.1fx)\n", c.label.c_str(), bt / Median(c.wall),
                   Median(cpu_bt) / Median(c.cpu));
+    }
   }
   return 0;
 }

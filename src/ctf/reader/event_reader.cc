@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <filesystem>
+#include <numeric>
+#include <thread>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -257,6 +261,40 @@ const Event* EventReader::Top() {
   if (heap_.size() > 1) limit_ = heap_[1].ts;
   if (heap_.size() > 2) limit_ = std::min(limit_, heap_[2].ts);
   return current_event_;
+}
+
+Status EventReader::ScanUnordered(
+    unsigned threads,
+    const std::function<void(unsigned worker, StreamCursor& cursor)>& scan_stream) {
+  if (pipeline_) return Internal("ScanUnordered needs a reader opened with decode_threads = 0");
+  if (started_) return Internal("ScanUnordered after Next()");
+  started_ = true;  // Next() returns nullptr from now on
+  // Largest file first: the thread that takes the last stream is then done soonest.
+  std::vector<uint32_t> order(cursors_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return cursors_[a]->stats().file_bytes > cursors_[b]->stats().file_bytes;
+  });
+  std::atomic<size_t> next{0};
+  auto work = [&](unsigned worker) {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < order.size();)
+      scan_stream(worker, *cursors_[order[i]]);
+  };
+  const size_t workers = std::clamp<size_t>(threads, 1, std::max<size_t>(1, order.size()));
+  std::vector<std::thread> started;
+  for (unsigned w = 1; w < workers; ++w) started.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : started) t.join();
+  // The merged read stops at the failing stream whose last good event comes first.
+  std::tuple<uint64_t, uint32_t> first_failure{UINT64_MAX, UINT32_MAX};
+  for (uint32_t s = 0; s < cursors_.size(); ++s) {
+    if (cursors_[s]->status().ok()) continue;
+    const StreamStats st = cursors_[s]->stats();
+    first_failure = std::min(first_failure, {st.events ? st.last_ts : 0, s});
+  }
+  if (std::get<1>(first_failure) != UINT32_MAX)
+    status_ = cursors_[std::get<1>(first_failure)]->status();
+  return status_;
 }
 
 std::vector<StreamStats> EventReader::stream_stats() const {

@@ -68,6 +68,22 @@ class EventReader {
   }
   const Status& status() const { return status_; }
 
+  // For consumers whose result does not depend on the order across streams (counts by
+  // name, time range, per-stream summaries): decodes each stream from start to end without
+  // merging, the streams spread over `threads` threads, largest file first. Calls
+  // scan_stream(worker, cursor) once per stream, from thread `worker` (0 is the caller's,
+  // 1.. are started here, at most one per stream); the callback calls cursor.Next() until
+  // it returns false and sees that stream's events in their order. Callbacks of different
+  // workers run at the same time, so whatever they share must be per worker or atomic.
+  // Streams run to their end even when another one fails; the status returned is the error
+  // the merged read would have stopped at (of the failing streams, the one whose last good
+  // event is earliest), else OK. Only on a reader opened with decode_threads = 0 and before
+  // the first Next(); afterwards Next() returns nullptr and stream_stats() holds every
+  // stream's statistics.
+  Status ScanUnordered(
+      unsigned threads,
+      const std::function<void(unsigned worker, StreamCursor& cursor)>& scan_stream);
+
   const std::vector<std::unique_ptr<Trace>>& traces() const { return traces_; }
   // The directories of the traces ReaderOptions::use_trace left out, in the order found.
   const std::vector<std::string>& skipped_traces() const { return skipped_traces_; }

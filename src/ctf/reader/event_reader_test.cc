@@ -1,12 +1,19 @@
 // The merge: every event of every stream comes out exactly once, in (timestamp, stream index)
 // order, each stream's events in their own order, for stream counts on both sides of the
 // sorted-array limit (EventReader::kMaxSorted) and with timestamps that tie across streams
-// all the time.
+// all the time. The scan without merge (ScanUnordered) sees the same events, each stream in
+// its order on one worker, and fails like the merged read.
 #include "ctf/reader/event_reader.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
 #include <random>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -75,6 +82,119 @@ TEST(EventReaderTest, MergesFewStreamsInTimestampThenStreamOrder) {
 
 TEST(EventReaderTest, MergesManyStreamsInTimestampThenStreamOrder) {
   for (uint32_t streams : {17u, 40u}) ExpectMergedInOrder(streams);
+}
+
+// Per stream, the (timestamp, k) of its events in the order the merged read returns them.
+std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> MergedByStream(
+    const std::string& dir) {
+  std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> out;
+  auto reader = EventReader::Open({dir});
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return out;
+  while (const Event* e = (*reader)->Next())
+    out[e->stream_index].emplace_back(e->timestamp, e->GetUnsigned(e->plan->FieldIndex("k")));
+  EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
+  return out;
+}
+
+TEST(EventReaderTest, ScanUnorderedSeesEveryStreamInOrderOnOneWorker) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/t";
+  WriteTrace(dir, 5, 2000, 7);
+  const auto merged = MergedByStream(dir);
+  ASSERT_EQ(merged.size(), 5u);
+  for (unsigned threads : {1u, 2u, 3u, 8u}) {
+    SCOPED_TRACE(fmt::format("{} threads", threads));
+    ReaderOptions options;
+    options.decode_threads = 0;
+    auto reader = EventReader::Open({dir}, options);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    std::mutex mu;
+    std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> scanned;
+    std::set<unsigned> workers;
+    const Status s = (*reader)->ScanUnordered(threads, [&](unsigned worker, StreamCursor& c) {
+      std::vector<std::pair<uint64_t, uint64_t>> events;
+      uint32_t stream = UINT32_MAX;
+      while (c.Next()) {
+        const Event& e = c.event();
+        stream = e.stream_index;
+        events.emplace_back(e.timestamp, e.GetUnsigned(e.plan->FieldIndex("k")));
+      }
+      std::lock_guard lock(mu);
+      workers.insert(worker);
+      EXPECT_EQ(scanned.count(stream), 0u) << "stream " << stream << " scanned twice";
+      scanned[stream] = std::move(events);
+    });
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(scanned, merged);
+    EXPECT_LT(*workers.rbegin(), std::min(threads, 5u)) << "a worker index out of range";
+    EXPECT_EQ((*reader)->Next(), nullptr);  // the scan used the streams up
+    uint64_t events = 0;
+    for (const StreamStats& st : (*reader)->stream_stats()) events += st.events;
+    EXPECT_EQ(events, 5u * 2000);
+  }
+}
+
+TEST(EventReaderTest, ScanUnorderedOnlyBeforeNextAndWithoutDecodeThreads) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/t";
+  WriteTrace(dir, 2, 100, 3);
+  auto noop = [](unsigned, StreamCursor&) {};
+  ReaderOptions inline_decode;
+  inline_decode.decode_threads = 0;
+  auto started = EventReader::Open({dir}, inline_decode);
+  ASSERT_TRUE(started.ok());
+  ASSERT_NE((*started)->Next(), nullptr);
+  EXPECT_EQ((*started)->ScanUnordered(2, noop).code(), StatusCode::kInternal);
+  ReaderOptions threaded;
+  threaded.decode_threads = 1;
+  auto pipelined = EventReader::Open({dir}, threaded);
+  ASSERT_TRUE(pipelined.ok());
+  EXPECT_EQ((*pipelined)->ScanUnordered(2, noop).code(), StatusCode::kInternal);
+}
+
+// Two streams cut short at different times: both scans and the merged read report the
+// stream whose last good event comes first.
+TEST(EventReaderTest, ScanUnorderedFailsWhereTheMergedReadStops) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/t";
+  WriteTrace(dir, 3, 4000, 11);
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.path().filename() != "metadata") files.push_back(f.path().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_EQ(files.size(), 3u);
+  // Garbage over the last quarter of stream 0 and the second half of stream 2: the merged read
+  // meets stream 2's error first, although stream 0 comes first in stream order.
+  auto smash = [](const std::string& path, double from) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(0, std::ios::end);
+    const auto size = static_cast<std::streamoff>(f.tellg());
+    const auto at = static_cast<std::streamoff>(static_cast<double>(size) * from);
+    f.seekp(at);
+    const std::string junk(static_cast<size_t>(size - at), '\xff');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  };
+  smash(files[0], 0.75);
+  smash(files[2], 0.5);
+  ReaderOptions options;
+  options.decode_threads = 0;
+  auto merged = EventReader::Open({dir}, options);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  while ((*merged)->Next()) {
+  }
+  const Status& merged_error = (*merged)->status();
+  ASSERT_FALSE(merged_error.ok());
+  EXPECT_NE(merged_error.ToString().find(files[2]), std::string::npos) << merged_error.ToString();
+  for (unsigned threads : {1u, 2u}) {
+    auto reader = EventReader::Open({dir}, options);
+    ASSERT_TRUE(reader.ok());
+    const Status s = (*reader)->ScanUnordered(threads, [](unsigned, StreamCursor& c) {
+      while (c.Next()) {
+      }
+    });
+    EXPECT_EQ(s.ToString(), merged_error.ToString()) << threads << " threads";
+  }
 }
 
 }  // namespace

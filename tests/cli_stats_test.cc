@@ -1,0 +1,80 @@
+// `causeway stats` decodes each stream on its own, on several threads, without merging
+// (EventReader::ScanUnordered). What it reports must not depend on that: the same output
+// on 1 and 2 threads, and the counts, names and time range of the merged read that
+// `causeway events` prints.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_util.h"
+
+namespace causeway::testing {
+namespace {
+
+class CliStatsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliStatsTest, SameOnOneAndTwoThreadsAndAsTheMergedRead) {
+  const std::string trace = TestTrace(GetParam());
+  std::string err;
+  const CommandResult one = RunCli("stats '" + trace + "' --format json --threads 1", &err);
+  ASSERT_EQ(one.exit_code, 0) << err;
+  const CommandResult two = RunCli("stats '" + trace + "' --format json --threads 2", &err);
+  ASSERT_EQ(two.exit_code, 0) << err;
+  EXPECT_EQ(one.out, two.out);
+  const CommandResult text_one = RunCli("stats '" + trace + "' --threads 1", &err);
+  const CommandResult text_two = RunCli("stats '" + trace + "' --threads 2", &err);
+  ASSERT_EQ(text_one.exit_code, 0) << err;
+  EXPECT_EQ(text_one.out, text_two.out);
+
+  // The merged read, event by event.
+  const CommandResult events = RunCli("events '" + trace + "' --format jsonl", &err);
+  ASSERT_EQ(events.exit_code, 0) << err;
+  std::map<std::string, uint64_t> by_name;
+  uint64_t count = 0, first = 0, last = 0;
+  std::istringstream lines(events.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto e = nlohmann::json::parse(line);
+    if (e.contains("discarded")) continue;  // a discarded-events record, not an event
+    const uint64_t ts = e["timestamp"].get<uint64_t>();
+    if (!count++) first = ts;
+    last = ts;
+    ++by_name[e["name"].get<std::string>()];
+  }
+  ASSERT_GT(count, 0u);
+
+  const auto stats = nlohmann::json::parse(two.out);
+  EXPECT_EQ(stats["events"].get<uint64_t>(), count);
+  EXPECT_EQ(stats["begin_ns"].get<uint64_t>(), first);
+  EXPECT_EQ(stats["end_ns"].get<uint64_t>(), last);
+  std::map<std::string, uint64_t> stats_by_name;
+  for (const auto& n : stats["by_name"])
+    stats_by_name[n["name"].get<std::string>()] = n["count"].get<uint64_t>();
+  EXPECT_EQ(stats_by_name, by_name);
+  uint64_t stream_events = 0;
+  for (const auto& s : stats["streams"]) stream_events += s["events"].get<uint64_t>();
+  EXPECT_EQ(stream_events, count);
+}
+
+// Several streams each (4, 4 and 2), one with events the tracer discarded (hello-lost).
+INSTANTIATE_TEST_SUITE_P(BundledTraces, CliStatsTest,
+                         ::testing::Values("lttng/bug446190", "lttng/hello-lost", "perf-sched"),
+                         [](const auto& param_info) {
+                           std::string name = param_info.param;
+                           for (char& c : name)
+                             if (c == '/' || c == '-') c = '_';
+                           return name;
+                         });
+
+TEST(CliStatsTest, ThreadsMustBeAtLeastOne) {
+  std::string err;
+  const CommandResult r = RunCli("stats '" + TestTrace("lttng/memory") + "' --threads 0", &err);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(err.find("--threads"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace causeway::testing
