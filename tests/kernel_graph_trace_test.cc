@@ -9,6 +9,7 @@
 #include "ctf/writer/ctf_writer.h"
 #include "graph/critical_path.h"
 #include "support/kernel_scenario.h"
+#include "support/sched_switch_writer.h"
 #include "support/test_util.h"
 
 namespace causeway {
@@ -103,13 +104,9 @@ TEST(KernelGraphTraceTest, UserSpaceTracesBesideTheKernelAreNotRead) {
     opts.hostname = "h";
     auto w = ctf::CtfWriter::Create(tmp.path() + "/kernel", opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
-    const uint32_t sw = *(*w)->AddEventClass("sched_switch", {{"prev_comm", FieldKind::kString},
-                                                              {"prev_tid", FieldKind::kS32},
-                                                              {"prev_state", FieldKind::kS64},
-                                                              {"next_comm", FieldKind::kString},
-                                                              {"next_tid", FieldKind::kS32}});
-    (*w)->Begin(0, sw, kBase).String("swapper").S32(0).S64(0).String("app").S32(1);
-    (*w)->Begin(0, sw, kBase + 100).String("app").S32(1).S64(1).String("swapper").S32(0);
+    testing::SchedSwitchWriter sw(**w);
+    sw.Write(0, kBase, "swapper", 0, 0, "app", 1);
+    sw.Write(0, kBase + 100, "app", 1, 1, "swapper", 0);
     const Status closed = (*w)->Close();
     ASSERT_TRUE(closed.ok()) << closed.ToString();
   }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctf/writer/ctf_writer.h"
+#include "support/sched_switch_writer.h"
 #include "support/test_util.h"
 
 namespace causeway {
@@ -28,14 +29,10 @@ void WriteRecording(const std::string& dir) {
     opts.hostname = "h";
     auto w = ctf::CtfWriter::Create(dir + "/kernel", opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
-    const uint32_t sw = *(*w)->AddEventClass("sched_switch", {{"prev_comm", FieldKind::kString},
-                                                              {"prev_tid", FieldKind::kS32},
-                                                              {"prev_state", FieldKind::kS64},
-                                                              {"next_comm", FieldKind::kString},
-                                                              {"next_tid", FieldKind::kS32}});
-    (*w)->Begin(0, sw, kBase).String("swapper").S32(0).S64(0).String("app").S32(1);
+    testing::SchedSwitchWriter sw(**w);
+    sw.Write(0, kBase, "swapper", 0, 0, "app", 1);
     ASSERT_TRUE((*w)->SetDiscarded(0, 7).ok());
-    (*w)->Begin(0, sw, kBase + 900'000).String("app").S32(1).S64(0).String("swapper").S32(0);
+    sw.Write(0, kBase + 900'000, "app", 1, 0, "swapper", 0);
     const Status closed = (*w)->Close();
     ASSERT_TRUE(closed.ok()) << closed.ToString();
   }
