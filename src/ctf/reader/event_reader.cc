@@ -5,6 +5,7 @@
 #include <atomic>
 #include <filesystem>
 #include <numeric>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -282,7 +283,13 @@ Status EventReader::ScanUnordered(
   };
   const size_t workers = std::clamp<size_t>(threads, 1, std::max<size_t>(1, order.size()));
   std::vector<std::thread> started;
-  for (unsigned w = 1; w < workers; ++w) started.emplace_back(work, w);
+  for (unsigned w = 1; w < workers; ++w) {
+    try {
+      started.emplace_back(work, w);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had (RLIMIT_NPROC…): the ones started do the rest
+    }
+  }
   work(0);
   for (std::thread& t : started) t.join();
   // The merged read stops at the failing stream whose last good event comes first.
