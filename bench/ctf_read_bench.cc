@@ -48,6 +48,13 @@ struct Result {
   uint64_t checksum = 0;
 };
 
+// The child's report: "seconds events bytes checksum" on stdout.
+void PrintChildResult(Clock::time_point t0, uint64_t events, uint64_t bytes, uint64_t sum) {
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf("%.6f %lu %lu %lu\n", s, static_cast<unsigned long>(events),
+              static_cast<unsigned long>(bytes), static_cast<unsigned long>(sum));
+}
+
 // Runs in the child: decodes each stream on its own (no merge) on `threads` threads and
 // prints "seconds events bytes checksum"; the checksum is a sum, so it equals the merged
 // read's.
@@ -83,10 +90,7 @@ int ChildScan(const std::string& dir, unsigned threads) {
     events += s.events;
     sum += s.sum;
   }
-  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::printf("%.6f %lu %lu %lu\n", s, static_cast<unsigned long>(events),
-              static_cast<unsigned long>((*reader)->total_bytes()),
-              static_cast<unsigned long>(sum));
+  PrintChildResult(t0, events, (*reader)->total_bytes(), sum);
   return 0;
 }
 
@@ -127,10 +131,7 @@ int Child(const std::string& dir, bool fields, unsigned threads) {
     std::fprintf(stderr, "%s\n", (*reader)->status().ToString().c_str());
     return 1;
   }
-  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-  std::printf("%.6f %lu %lu %lu\n", s, static_cast<unsigned long>(events),
-              static_cast<unsigned long>((*reader)->total_bytes()),
-              static_cast<unsigned long>(sum));
+  PrintChildResult(t0, events, (*reader)->total_bytes(), sum);
   return 0;
 }
 

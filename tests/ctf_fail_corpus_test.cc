@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -69,6 +70,27 @@ Outcome ReadCase(const std::string& name) {
   return o;
 }
 
+// The same trace through EventReader::ScanUnordered (what `causeway stats` reads with):
+// each stream decoded on its own, on two threads, no merge.
+Outcome ScanCase(const std::string& name) {
+  Outcome o;
+  ctf::ReaderOptions options;
+  options.decode_threads = 0;
+  auto reader = ctf::EventReader::Open({FailDir() + "/" + name + "/trace"}, options);
+  if (!reader.ok()) {
+    o.status = reader.status();
+    return o;
+  }
+  std::atomic<uint64_t> events{0};
+  o.status = (*reader)->ScanUnordered(2, [&](unsigned, ctf::StreamCursor& cursor) {
+    uint64_t n = 0;
+    while (cursor.Next() && n <= 1'000'000) ++n;
+    events += n;
+  });
+  o.events = events;
+  return o;
+}
+
 std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
   std::string s = info.param;
   std::replace(s.begin(), s.end(), '-', '_');
@@ -85,9 +107,13 @@ TEST_P(CtfFailCorpusTest, ReaderReportsTheExpectedError) {
       << dir << " needs exactly one of expected_error.txt, expected_events.txt";
 
   const Outcome o = ReadCase(GetParam());
+  // The scan without merge stops at the same error, or reads as many events.
+  const Outcome scanned = ScanCase(GetParam());
+  EXPECT_EQ(scanned.status.ToString(), o.status.ToString());
   if (want_events) {
     EXPECT_TRUE(o.status.ok()) << o.status.ToString();
     EXPECT_EQ(std::to_string(o.events), ReadTrimmed(dir + "/expected_events.txt"));
+    EXPECT_EQ(scanned.events, o.events);
     return;
   }
   const std::string expected = ReadTrimmed(dir + "/expected_error.txt");
