@@ -1,8 +1,10 @@
 #include "ctf/reader/decode_pipeline.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace causeway::ctf {
 
@@ -28,7 +30,9 @@ struct DecodedPacket {
 };
 
 struct DecodedBatch {
-  std::vector<DecodedEvent> events;  // the first `count`
+  // The first `count`, then a sentinel whose timestamp is UINT64_MAX: the horizon merge
+  // reads one record past a stream's last without a bounds check.
+  std::vector<DecodedEvent> events;
   uint32_t count = 0;
   std::vector<DecodedPacket> packets;
   std::vector<uint64_t> slots;
@@ -167,7 +171,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
   DecodedBatch& b = r->batches[p % kRingBatches];
   b.packets.clear();
   b.last = false;
-  if (b.events.size() < batch_events_) b.events.resize(batch_events_);
+  if (b.events.size() < batch_events_ + 1) b.events.resize(batch_events_ + 1);
   StreamCursor& c = *r->cursor;
   c.LimitReleaseTo(r->done_offset.load(std::memory_order_acquire));
   b.release_from = c.packet_offset();
@@ -232,6 +236,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
     }
   }
   b.count = n;
+  b.events[n].timestamp = UINT64_MAX;
   b.bytes_consumed = c.bytes_consumed();
   b.stats = c.stats();
   if (b.last) r->done.store(true, std::memory_order_release);
@@ -264,11 +269,125 @@ bool BufferedStream::NextBatch() {
     index_ = 0;
     count_ = batch_->count;
     packet_ = UINT32_MAX;
-    if (count_ > 0) {
-      Load(index_++);
-      return true;
+    if (count_ > 0) return true;
+  }
+}
+
+namespace {
+
+// Merges a run whose streams have their heads in h[0..N), sorted: `count` events, the
+// stream of each to out. next[s] is stream s's next record; past its part of the run
+// there is either a later record or the batch's sentinel, so the loop needs no bounds:
+// it is a fixed number of branchless passes.
+template <size_t N>
+void MergeSortedRun(MergeHead* h, const DecodedEvent** next, uint32_t* out, size_t count) {
+  for (size_t k = 0; k < count; ++k) {
+    const uint32_t s = h[0].stream;
+    out[k] = s;
+    const DecodedEvent* e = next[s] + 1;
+    next[s] = e;
+    h[0].ts = e->timestamp;
+    MoveTopToRank<N>(h);
+  }
+}
+
+using MergeSortedRunFn = void (*)(MergeHead*, const DecodedEvent**, uint32_t*, size_t);
+template <size_t... N>
+constexpr std::array<MergeSortedRunFn, sizeof...(N)> MergeSortedRunTable(
+    std::index_sequence<N...>) {
+  return {&MergeSortedRun<N>...};
+}
+constexpr std::array<MergeSortedRunFn, kMaxSortedHeads + 1> kMergeSortedRun =
+    MergeSortedRunTable(std::make_index_sequence<kMaxSortedHeads + 1>());
+
+}  // namespace
+
+size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status) {
+  const size_t n = streams_.size();
+  if (!merge_started_) {
+    merge_started_ = true;
+    for (uint32_t s = 0; s < n; ++s) live_.push_back(s);
+    run_left_.assign(n, 0);
+    run_next_.assign(n, nullptr);
+  }
+  // Streams whose batch is used up move to their next one, in index order (at the start,
+  // every stream, as the inline merge starts them); an error stops the read right there.
+  size_t kept = 0;
+  for (const uint32_t s : live_) {
+    BufferedStream& b = *streams_[s];
+    if (b.index_ == b.count_ && !b.NextBatch()) {
+      if (!b.status_.ok()) {
+        *status = b.status_;
+        return 0;
+      }
+      continue;  // ended
+    }
+    live_[kept++] = s;
+  }
+  live_.resize(kept);
+  if (live_.empty()) return 0;
+
+  // The horizon: every event up to the smallest last key of the current batches can be
+  // ordered now. A batch that ends its stream cleanly bounds nothing; one that ends it
+  // with an error bounds the run at its last good event, where the error must surface.
+  MergeHead horizon{UINT64_MAX, UINT32_MAX};
+  bool bounded = false;
+  for (const uint32_t s : live_) {
+    const DecodedBatch& batch = *streams_[s]->batch_;
+    if (batch.last && batch.status.ok()) continue;
+    const MergeHead last{batch.events[batch.count - 1].timestamp, s};
+    if (!bounded || last < horizon) horizon = last;
+    bounded = true;
+  }
+  size_t total = 0;
+  bool reaches_max = false;  // an event at UINT64_MAX would tie with the sentinels
+  heads_.clear();
+  for (const uint32_t s : live_) {
+    const BufferedStream& b = *streams_[s];
+    const DecodedEvent* first = b.batch_->events.data() + b.index_;
+    const DecodedEvent* end = b.batch_->events.data() + b.count_;
+    const DecodedEvent* stop = end;
+    if (bounded) {
+      // Keys (ts, s) <= (horizon.ts, horizon.stream): at the horizon's time, only streams
+      // that come first (or the horizon's own).
+      stop =
+          s <= horizon.stream
+              ? std::upper_bound(first, end, horizon.ts,
+                                 [](uint64_t t, const DecodedEvent& e) { return t < e.timestamp; })
+              : std::lower_bound(first, end, horizon.ts,
+                                 [](const DecodedEvent& e, uint64_t t) { return e.timestamp < t; });
+    }
+    const size_t count = static_cast<size_t>(stop - first);
+    run_left_[s] = static_cast<uint32_t>(count);
+    run_next_[s] = first;
+    if (count == 0) continue;
+    total += count;
+    reaches_max |= stop[-1].timestamp == UINT64_MAX;
+    heads_.push_back({first->timestamp, s});
+  }
+  if (order_.size() < total) order_.resize(total);
+  if (heads_.size() <= kMaxSortedHeads && !reaches_max) {
+    std::sort(heads_.begin(), heads_.end());
+    kMergeSortedRun[heads_.size()](heads_.data(), run_next_.data(), order_.data(), total);
+  } else {
+    // Many streams (or events at the clock's end): a binary heap, each stream bounded by
+    // its count in the run.
+    auto later = [](const MergeHead& a, const MergeHead& b) { return b < a; };
+    std::make_heap(heads_.begin(), heads_.end(), later);
+    for (size_t k = 0; k < total; ++k) {
+      std::pop_heap(heads_.begin(), heads_.end(), later);
+      const uint32_t s = heads_.back().stream;
+      order_[k] = s;
+      if (--run_left_[s] > 0) {
+        heads_.back().ts = (++run_next_[s])->timestamp;
+        std::push_heap(heads_.begin(), heads_.end(), later);
+      } else {
+        heads_.pop_back();
+      }
     }
   }
+  *order = order_.data();
+  return total;
 }
 
 void BufferedStream::Load(uint32_t i) {

@@ -9,9 +9,11 @@
 // thread whatever the consumer costs: with a cheap consumer the merging thread decodes
 // about as much as a worker, with a costly one the workers decode nearly everything.
 //
-// The merging thread reads batches through a BufferedStream, whose event() is an Event view
-// rebuilt from the record: callers see exactly what the cursor would have given them (same
-// fields, same order, same errors, at the same point of the stream).
+// The merging thread orders the batches' events a run at a time (MergeNextRun: every event
+// up to the earliest last event of the current batches, merged without branches) and
+// takes them through a BufferedStream, whose Take() is an Event view rebuilt from the
+// record: callers see exactly what the cursor would have given them (same fields, same
+// order, same errors, at the same point of the stream).
 //
 // Memory stays bounded: a stream is at most kRingBatches batches ahead of the merge, and a
 // cursor reuses its chunks only below the packets the merge still reads.
@@ -25,21 +27,21 @@
 
 #include "base/status.h"
 #include "ctf/reader/event.h"
+#include "ctf/reader/merge_heads.h"
 #include "ctf/reader/stream_cursor.h"
 
 namespace causeway::ctf {
 
 class DecodePipeline;
 
-// One stream as the merge sees it: the same Next()/event()/status() as a StreamCursor.
+// One stream as the merge sees it: its current batch of decoded events, each returned as
+// the Event view the cursor would have given (same fields, same errors at the same point).
 class BufferedStream {
  public:
-  bool Next() {
-    if (index_ < count_) [[likely]] {
-      Load(index_++);
-      return true;
-    }
-    return NextBatch();
+  // The batch's next event; DecodePipeline::MergeNextRun says which stream's comes next.
+  const Event* Take() {
+    Load(index_++);
+    return &event_;
   }
   const Event& event() const { return event_; }
   const Status& status() const { return status_; }
@@ -50,6 +52,8 @@ class BufferedStream {
  private:
   friend class DecodePipeline;
   struct Ring;
+  // Moves to the stream's next batch, decoding it here when it is not ready; false at the
+  // end of the stream (status() tells how it ended).
   bool NextBatch();
   void Load(uint32_t i);
 
@@ -77,6 +81,17 @@ class DecodePipeline {
   const BufferedStream& stream(size_t i) const { return *streams_[i]; }
   size_t num_streams() const { return streams_.size(); }
 
+  // Merges the next run of events: sets *order to the stream index of each, in merged
+  // order (timestamp, then stream index), and returns how many there are; each is taken
+  // with stream(i).Take(). A run holds every event up to the horizon: the smallest last
+  // key of the streams' current batches (a stream whose batch is its last and ended
+  // cleanly sets no bound), since no stream has an earlier event still to come. The run
+  // ends with the last event of the batch that set the horizon, so that stream needs its
+  // next batch before the next run, and its error (if it fails there) comes right after
+  // its last good event, as with the inline merge. Returns 0 at the end of every stream,
+  // or on error with *status set. *order stays valid until the next call.
+  size_t MergeNextRun(const uint32_t** order, Status* status);
+
   // Batches a stream may be ahead of the merge.
   static constexpr uint32_t kRingBatches = 4;
 
@@ -97,6 +112,14 @@ class DecodePipeline {
   // Bumped when a batch is freed: a worker that found nothing to fill waits for it.
   alignas(64) std::atomic<uint32_t> wake_{0};
   size_t help_next_ = 0;  // merging thread: where FillAnother looks first
+  // MergeNextRun's state (merging thread): the streams not yet ended, in index order, and
+  // scratch space reused from run to run.
+  bool merge_started_ = false;
+  std::vector<uint32_t> live_;
+  std::vector<uint32_t> order_;
+  std::vector<uint32_t> run_left_;  // per stream: events of it in the run
+  std::vector<const struct DecodedEvent*> run_next_;
+  std::vector<MergeHead> heads_;
   uint32_t batch_events_ = 0;
 };
 

@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <random>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -144,6 +149,96 @@ TEST(DecodePipelineTest, TheFailCorpusFailsTheSame) {
     ExpectSameWithThreads({entry.path().string()}, 0);
   }
   EXPECT_GE(cases, 20u);
+}
+
+// Writes `streams` CPU streams of `per_stream` events each into `dir`. Each stream's time
+// steps by 0 to 3 ns, so that heads (and the horizons the merge cuts its runs at) tie
+// across streams all the time. With `end_at_max`, every stream's last 20 events are at the
+// clock's last value, where they tie with the batches' end markers too.
+void WriteTiedTrace(const std::string& dir, uint32_t streams, uint32_t per_stream, uint32_t seed,
+                    bool end_at_max = false) {
+  TraceOptions o;
+  o.packet_size = 4096;
+  auto w = CtfWriter::Create(dir, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const uint32_t tick = *(*w)->AddEventClass("tick", {{"k", FieldKind::kU32}});
+  std::mt19937 rng(seed);
+  std::vector<uint64_t> ts(streams, 1000);
+  std::vector<uint32_t> written(streams, 0);
+  for (uint64_t left = uint64_t{streams} * per_stream; left > 0; --left) {
+    uint32_t cpu = static_cast<uint32_t>(rng() % streams);
+    while (written[cpu] == per_stream) cpu = (cpu + 1) % streams;
+    ts[cpu] += rng() % 4;
+    const uint64_t t = end_at_max && written[cpu] + 20 >= per_stream ? UINT64_MAX : ts[cpu];
+    (*w)->Begin(cpu, tick, t).U32(written[cpu]++);
+  }
+  ASSERT_TRUE((*w)->Close().ok());
+}
+
+// The merge over decoded runs keeps the (timestamp, stream) order the inline merge has,
+// with few streams (sorted heads) and many (a heap), ties everywhere.
+TEST(DecodePipelineTest, TiesAcrossStreamsReadTheSame) {
+  for (uint32_t streams : {2u, 4u, 16u, 17u, 40u}) {
+    testing::TempDir tmp;
+    WriteTiedTrace(tmp.path() + "/t", streams, 3000, streams);
+    ExpectSameWithThreads({tmp.path() + "/t"}, size_t{streams} * 3000);
+  }
+}
+
+TEST(DecodePipelineTest, EventsAtTheClocksEndReadTheSame) {
+  for (uint32_t streams : {3u, 20u}) {
+    testing::TempDir tmp;
+    WriteTiedTrace(tmp.path() + "/t", streams, 3000, 7, /*end_at_max=*/true);
+    const Read r = ReadAll({tmp.path() + "/t"}, 0);
+    ASSERT_GE(r.events.size(), 20u);
+    EXPECT_NE(r.events.back().find(fmt::format("t={}", UINT64_MAX)), std::string::npos)
+        << r.events.back();
+    ExpectSameWithThreads({tmp.path() + "/t"}, size_t{streams} * 3000);
+  }
+}
+
+// Streams that fail deep into the read, after many batches: the same events come out, and
+// the read stops with the same error at the same point (right after the failing stream's
+// last good event), also when the failing stream is not the first in stream order.
+TEST(DecodePipelineTest, StreamsCutShortMidReadFailTheSame) {
+  const std::vector<std::vector<std::pair<int, double>>> cases = {
+      {{1, 0.3}}, {{0, 0.75}, {2, 0.5}}, {{3, 0.9}}};
+  for (const auto& smashes : cases) {
+    testing::TempDir tmp;
+    const std::string dir = tmp.path() + "/t";
+    WriteTiedTrace(dir, 4, 6000, 3);
+    std::vector<std::string> files;
+    for (const auto& f : std::filesystem::directory_iterator(dir))
+      if (f.path().filename() != "metadata") files.push_back(f.path().string());
+    std::sort(files.begin(), files.end());
+    ASSERT_EQ(files.size(), 4u);
+    for (const auto& [file, from] : smashes) {
+      std::fstream f(files[static_cast<size_t>(file)],
+                     std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(0, std::ios::end);
+      const auto size = static_cast<std::streamoff>(f.tellg());
+      const auto at = static_cast<std::streamoff>(static_cast<double>(size) * from);
+      f.seekp(at);
+      const std::string junk(static_cast<size_t>(size - at), '\xff');
+      f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+    }
+    const size_t failing = static_cast<size_t>(smashes.back().first);
+    const Read inline_read = ReadAll({dir}, 0);
+    ASSERT_NE(inline_read.status.find(files[failing]), std::string::npos) << inline_read.status;
+    ASSERT_GE(inline_read.events.size(), 4000u);
+    for (unsigned threads : {1u, 2u, 3u}) {
+      SCOPED_TRACE(fmt::format("case {} with {} decoding threads", files[failing], threads));
+      const Read r = ReadAll({dir}, threads);
+      EXPECT_EQ(r.status, inline_read.status);
+      ASSERT_EQ(r.events.size(), inline_read.events.size());
+      for (size_t i = 0; i < r.events.size(); ++i)
+        ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
+      // Statistics are as of each stream's batch (see BufferedStream::stats): the failing
+      // stream's are exact, the others may count events decoded ahead of the merge.
+      ASSERT_EQ(r.stats.size(), 4u);
+      EXPECT_EQ(r.stats[failing], inline_read.stats[failing]);
+    }
+  }
 }
 
 // A reader dropped in the middle of a read stops its workers (this returns, ASan sees no

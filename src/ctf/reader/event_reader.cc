@@ -86,7 +86,7 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
 
 void EventReader::SiftDown(size_t i) {
   const size_t n = heap_.size();
-  const Head v = heap_[i];
+  const MergeHead v = heap_[i];
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= n) break;
@@ -99,7 +99,7 @@ void EventReader::SiftDown(size_t i) {
 }
 
 void EventReader::Push(uint32_t s) {
-  heap_.push_back({EventOf(s).timestamp, s});
+  heap_.push_back({cursors_[s]->event().timestamp, s});
   size_t i = heap_.size() - 1;
   while (i > 0) {
     size_t parent = (i - 1) / 2;
@@ -109,98 +109,36 @@ void EventReader::Push(uint32_t s) {
   }
 }
 
+const Event* EventReader::NextSlow() {
+  if (!pipeline_) return Start();
+  // Decoding on threads: the merged run is used up; the pipeline merges the next one.
+  if (!status_.ok()) return nullptr;
+  if (!started_) {
+    started_ = true;
+    for (size_t s = 0; s < pipeline_->num_streams(); ++s)
+      buffered_.push_back(&pipeline_->stream(s));
+  }
+  round_pos_ = 0;
+  round_size_ = pipeline_->MergeNextRun(&round_, &status_);
+  if (round_size_ == 0) return nullptr;
+  return buffered_[round_[round_pos_++]]->Take();
+}
+
 const Event* EventReader::Start() {
   if (started_ || !status_.ok()) return nullptr;
   started_ = true;
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
-    if (Advance(s)) {
+    if (cursors_[s]->Next()) {
       Push(s);
-    } else if (!StatusOf(s).ok()) {
-      status_ = StatusOf(s);
+    } else if (!cursors_[s]->status().ok()) {
+      status_ = cursors_[s]->status();
       return nullptr;
     }
   }
-  sorted_ = heap_.size() <= kMaxSorted;
+  sorted_ = heap_.size() <= kMaxSortedHeads;
   if (sorted_) std::sort(heap_.begin(), heap_.end());  // a sorted array is a heap too
   return Top();
 }
-
-namespace {
-
-// One entry of MoveTopToRank's pass. In: the entry's old value `prev` and whether it comes
-// before v (`prev_before`, all ones or zero), and the next entry. Out: the entry's new
-// value (the next entry when that comes before v, else v when `prev` did, else `prev`),
-// and in `prev`/`prev_before` the next entry and whether it comes before v.
-inline void PassStep(uint64_t v_ts, uint64_t v_stream, uint64_t next_ts, uint64_t next_stream,
-                     uint64_t* prev_ts, uint64_t* prev_stream, uint64_t* prev_before,
-                     uint64_t* out_ts, uint64_t* out_stream) {
-  uint64_t ts = *prev_ts, stream = *prev_stream, before;
-#if defined(__x86_64__)
-  // GCC turns the selects below into branches, which mispredict here; cmov does not.
-  // (next.ts, next.stream) < (v.ts, v.stream) is the borrow of a 96-bit subtraction.
-  asm("test %[pb], %[pb]\n\t"
-      "cmovnz %[vts], %[ts]\n\t"
-      "cmovnz %[vst], %[st]\n\t"
-      "cmp %k[vst], %k[nst]\n\t"
-      "mov %[nts], %[b]\n\t"
-      "sbb %[vts], %[b]\n\t"
-      "cmovb %[nts], %[ts]\n\t"
-      "cmovb %[nst], %[st]\n\t"
-      "sbb %[b], %[b]"
-      : [ts] "+&r"(ts), [st] "+&r"(stream), [b] "=&r"(before)
-      : [pb] "r"(*prev_before), [vts] "r"(v_ts), [vst] "r"(v_stream), [nts] "r"(next_ts),
-        [nst] "r"(next_stream)
-      : "cc");
-#else
-  ts = (ts & ~*prev_before) | (v_ts & *prev_before);
-  stream = (stream & ~*prev_before) | (v_stream & *prev_before);
-  before =
-      -static_cast<uint64_t>((next_ts < v_ts) | ((next_ts == v_ts) & (next_stream < v_stream)));
-  ts = (ts & ~before) | (next_ts & before);
-  stream = (stream & ~before) | (next_stream & before);
-#endif
-  *out_ts = ts;
-  *out_stream = stream;
-  *prev_ts = next_ts;
-  *prev_stream = next_stream;
-  *prev_before = before;
-}
-
-}  // namespace
-
-// Moves h[0] (v) down the sorted h[1..N) to its rank. A loop stopping at the rank
-// mispredicted its exit about one time in three; this is a fixed pass of selects over
-// every entry, each entry's new value chosen from its old one, v and the next entry.
-template <size_t N>
-void EventReader::MoveTopToRank(Head* h) {
-  if constexpr (N >= 2) {  // with one stream or none, nothing moves
-    const uint64_t v_ts = h[0].ts;
-    const uint64_t v_stream = h[0].stream;
-    uint64_t prev_ts = v_ts, prev_stream = v_stream;  // entry 0 holds v: its place is free
-    uint64_t prev_before = ~uint64_t{0};
-#pragma GCC unroll 16
-    for (size_t i = 0; i + 1 < N; ++i) {
-      uint64_t ts, stream;
-      PassStep(v_ts, v_stream, h[i + 1].ts, h[i + 1].stream, &prev_ts, &prev_stream, &prev_before,
-               &ts, &stream);
-      h[i].ts = ts;
-      h[i].stream = static_cast<uint32_t>(stream);
-    }
-    // The last entry: v when every other head comes first.
-    h[N - 1].ts = (prev_ts & ~prev_before) | (v_ts & prev_before);
-    h[N - 1].stream =
-        static_cast<uint32_t>((prev_stream & ~prev_before) | (v_stream & prev_before));
-  }
-}
-
-template <size_t... N>
-constexpr std::array<void (*)(EventReader::Head*), sizeof...(N)> EventReader::MoveTable(
-    std::index_sequence<N...>) {
-  return {&MoveTopToRank<N>...};
-}
-
-const std::array<void (*)(EventReader::Head*), EventReader::kMaxSorted + 1>
-    EventReader::kMoveTopToRank = MoveTable(std::make_index_sequence<kMaxSorted + 1>());
 
 const Event* EventReader::Reorder() {
   if (!sorted_) {
@@ -212,7 +150,7 @@ const Event* EventReader::Reorder() {
   // entries. Where the advanced head lands is close to random, so the move is branchless
   // (see MoveTopToRank). The pass is unrolled for each count of streams; the call through
   // the table always goes to the same one while the streams last.
-  Head* h = heap_.data();
+  MergeHead* h = heap_.data();
   const size_t n = heap_.size();
   kMoveTopToRank[n](h);
   SetCurrent(h[0].stream);
@@ -223,22 +161,17 @@ const Event* EventReader::Reorder() {
 void EventReader::ClearCurrent() {
   current_event_ = nullptr;
   current_ = nullptr;
-  current_buffered_ = nullptr;
 }
 
 void EventReader::SetCurrent(uint32_t s) {
   current_stream_ = s;
-  if (pipeline_) {
-    current_buffered_ = &pipeline_->stream(s);
-  } else {
-    current_ = cursors_[s].get();
-  }
-  current_event_ = &EventOf(s);
+  current_ = cursors_[s].get();
+  current_event_ = &current_->event();
 }
 
 const Event* EventReader::StreamEnded() {
-  if (!StatusOf(current_stream_).ok()) {
-    status_ = StatusOf(current_stream_);
+  if (!current_->status().ok()) {
+    status_ = current_->status();
     ClearCurrent();
     return nullptr;
   }

@@ -3,7 +3,9 @@
 // Streams are decoded lazily; a binary heap keyed by (timestamp, stream index) picks the
 // next event, so equal timestamps come out in a stable, deterministic order. Each stream
 // is ordered by construction (StreamCursor clamps the rare step back and counts it), so
-// the merged sequence is ordered too, whatever the disorder across streams.
+// the merged sequence is ordered too, whatever the disorder across streams. With decoding
+// threads (ReaderOptions::decode_threads), DecodePipeline merges whole runs of decoded
+// events at once (MergeNextRun) in the same order, and Next() returns them one by one.
 #pragma once
 
 #include <array>
@@ -18,6 +20,7 @@
 #include "base/status.h"
 #include "ctf/reader/decode_pipeline.h"
 #include "ctf/reader/event.h"
+#include "ctf/reader/merge_heads.h"
 #include "ctf/reader/stream_cursor.h"
 #include "ctf/reader/trace.h"
 
@@ -59,12 +62,9 @@ class EventReader {
         return Merge(current_->event().timestamp);
       return StreamEnded();
     }
-    if (current_buffered_) {  // decoding on threads, a stream on top
-      if (current_buffered_->Next()) [[likely]]
-        return Merge(current_buffered_->event().timestamp);
-      return StreamEnded();
-    }
-    return Start();  // before the first event; after the last, or an error, returns nullptr
+    if (round_pos_ < round_size_) [[likely]]  // decoding on threads: the merged run
+      return buffered_[round_[round_pos_++]]->Take();
+    return NextSlow();
   }
   const Status& status() const { return status_; }
 
@@ -95,12 +95,6 @@ class EventReader {
 
  private:
   EventReader() = default;
-  // Heap entries cache the head timestamp so comparisons touch no cursor.
-  struct Head {
-    uint64_t ts;
-    uint32_t stream;
-    bool operator<(const Head& o) const { return ts != o.ts ? ts < o.ts : stream < o.stream; }
-  };
   // The top stream advanced to an event at `ts`: it stays on top while no other head is
   // earlier.
   const Event* Merge(uint64_t ts) {
@@ -110,47 +104,37 @@ class EventReader {
     return Reorder();
   }
   void SiftDown(size_t i);
-  // Moves h[0] down the sorted h[1..N) to its rank; kMoveTopToRank[n] for n heads.
-  template <size_t N>
-  static void MoveTopToRank(Head* h);
-  template <size_t... N>
-  static constexpr std::array<void (*)(Head*), sizeof...(N)> MoveTable(std::index_sequence<N...>);
+  const Event* NextSlow();
   const Event* Start();
   const Event* Reorder();
   const Event* StreamEnded();
   const Event* Top();
   void Push(uint32_t s);
-  // Stream s, decoded inline or through the pipeline.
-  bool Advance(uint32_t s) { return pipeline_ ? pipeline_->stream(s).Next() : cursors_[s]->Next(); }
-  const Event& EventOf(uint32_t s) const {
-    return pipeline_ ? pipeline_->stream(s).event() : cursors_[s]->event();
-  }
-  const Status& StatusOf(uint32_t s) const {
-    return pipeline_ ? pipeline_->stream(s).status() : cursors_[s]->status();
-  }
   void SetCurrent(uint32_t s);
   void ClearCurrent();
 
   std::vector<std::unique_ptr<Trace>> traces_;
   std::vector<std::string> skipped_traces_;
   std::vector<std::unique_ptr<StreamCursor>> cursors_;
-  std::vector<Head> heap_;
+  std::vector<MergeHead> heap_;  // inline decoding
   uint32_t num_event_classes_ = 0;
   // Declared after cursors_: destroyed (workers joined) before the cursors they decode.
   std::unique_ptr<DecodePipeline> pipeline_;
-  // The stream whose event was returned last: its event, and its cursor (inline) or buffered
-  // stream (pipeline), the other one null. All null before the first event and at the end.
+  // Inline decoding: the stream whose event was returned last, its event and its cursor.
+  // Null before the first event and at the end.
   const Event* current_event_ = nullptr;
   StreamCursor* current_ = nullptr;
-  BufferedStream* current_buffered_ = nullptr;
   uint32_t current_stream_ = 0;
+  // Decoding on threads: the pipeline's streams, and the run it merged last (stream indexes
+  // in merged order; round_pos_ is the next one to return).
+  std::vector<BufferedStream*> buffered_;
+  const uint32_t* round_ = nullptr;
+  size_t round_pos_ = 0, round_size_ = 0;
   // Smallest head timestamp of the streams other than the top one: while the top stream's
   // next event is not later, it stays on top and the heap is not touched.
   uint64_t limit_ = 0;
   bool started_ = false;
-  // With at most kMaxSorted streams heap_ is kept fully sorted (see Reorder).
-  static constexpr size_t kMaxSorted = 16;
-  static const std::array<void (*)(Head*), kMaxSorted + 1> kMoveTopToRank;
+  // With at most kMaxSortedHeads streams heap_ is kept fully sorted (see Reorder).
   bool sorted_ = false;
   Status status_;
   uint64_t total_bytes_ = 0;
