@@ -291,6 +291,20 @@ void MergeSortedRun(MergeHead* h, const DecodedEvent** next, uint32_t* out, size
   }
 }
 
+// Restores the min-heap h[0..n) below entry i after it changed.
+void SiftDown(MergeHead* h, size_t n, size_t i) {
+  const MergeHead v = h[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && h[c + 1] < h[c]) ++c;
+    if (!(h[c] < v)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+}
+
 using MergeSortedRunFn = void (*)(MergeHead*, const DecodedEvent**, uint32_t*, size_t);
 template <size_t... N>
 constexpr std::array<MergeSortedRunFn, sizeof...(N)> MergeSortedRunTable(
@@ -327,6 +341,19 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status) {
   live_.resize(kept);
   if (live_.empty()) return 0;
 
+  if (live_.size() <= kMaxSortedHeads) {
+    const size_t total = MergeSortedRun();
+    if (total > 0) {
+      *order = order_.data();
+      return total;
+    }
+  }
+  const size_t total = MergeHeapRun();
+  *order = order_.data();
+  return total;
+}
+
+size_t DecodePipeline::MergeSortedRun() {
   // The horizon: every event up to the smallest last key of the current batches can be
   // ordered now. A batch that ends its stream cleanly bounds nothing; one that ends it
   // with an error bounds the run at its last good event, where the error must surface.
@@ -339,8 +366,10 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status) {
     if (!bounded || last < horizon) horizon = last;
     bounded = true;
   }
+  // How many events of each stream lie up to the horizon: the pass below then needs no
+  // bounds and no branch.
   size_t total = 0;
-  bool reaches_max = false;  // an event at UINT64_MAX would tie with the sentinels
+  heap_valid_ = false;  // heads_ is reused here
   heads_.clear();
   for (const uint32_t s : live_) {
     const BufferedStream& b = *streams_[s];
@@ -358,36 +387,72 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status) {
                                  [](const DecodedEvent& e, uint64_t t) { return e.timestamp < t; });
     }
     const size_t count = static_cast<size_t>(stop - first);
-    run_left_[s] = static_cast<uint32_t>(count);
     run_next_[s] = first;
     if (count == 0) continue;
+    // An event at UINT64_MAX would tie with the batches' end markers: MergeHeapRun.
+    if (stop[-1].timestamp == UINT64_MAX) return 0;
     total += count;
-    reaches_max |= stop[-1].timestamp == UINT64_MAX;
     heads_.push_back({first->timestamp, s});
   }
   if (order_.size() < total) order_.resize(total);
-  if (heads_.size() <= kMaxSortedHeads && !reaches_max) {
-    std::sort(heads_.begin(), heads_.end());
-    kMergeSortedRun[heads_.size()](heads_.data(), run_next_.data(), order_.data(), total);
-  } else {
-    // Many streams (or events at the clock's end): a binary heap, each stream bounded by
-    // its count in the run.
-    auto later = [](const MergeHead& a, const MergeHead& b) { return b < a; };
-    std::make_heap(heads_.begin(), heads_.end(), later);
-    for (size_t k = 0; k < total; ++k) {
-      std::pop_heap(heads_.begin(), heads_.end(), later);
-      const uint32_t s = heads_.back().stream;
-      order_[k] = s;
-      if (--run_left_[s] > 0) {
-        heads_.back().ts = (++run_next_[s])->timestamp;
-        std::push_heap(heads_.begin(), heads_.end(), later);
-      } else {
-        heads_.pop_back();
-      }
-    }
-  }
-  *order = order_.data();
+  std::sort(heads_.begin(), heads_.end());
+  kMergeSortedRun[heads_.size()](heads_.data(), run_next_.data(), order_.data(), total);
   return total;
+}
+
+size_t DecodePipeline::MergeHeapRun() {
+  // A binary min-heap of the streams' heads; the top advances in place and sinks in one
+  // pass. The run ends right after the last event of a batch that does not end its stream
+  // cleanly: that stream's next event is not known yet. (The same horizon as
+  // MergeSortedRun, found on the way: no counting, which with many streams costs more than
+  // it saves.) The heap lasts from run to run: only the stream that ended the last run
+  // changed since.
+  MergeHead* h = heads_.data();
+  if (!heap_valid_) {
+    heads_.clear();
+    for (const uint32_t s : live_) {
+      const BufferedStream& b = *streams_[s];
+      run_next_[s] = b.batch_->events.data() + b.index_;
+      run_left_[s] = b.count_ - b.index_;
+      heads_.push_back({run_next_[s]->timestamp, s});
+    }
+    h = heads_.data();
+    heap_size_ = heads_.size();
+    for (size_t i = heap_size_ / 2; i-- > 0;) SiftDown(h, heap_size_, i);
+    heap_valid_ = true;
+  } else if (heap_top_refilled_) {
+    const uint32_t s = h[0].stream;
+    const BufferedStream& b = *streams_[s];
+    if (b.ended_) {
+      h[0] = h[--heap_size_];
+    } else {
+      run_next_[s] = b.batch_->events.data() + b.index_;
+      run_left_[s] = b.count_ - b.index_;
+      h[0].ts = run_next_[s]->timestamp;
+    }
+    SiftDown(h, heap_size_, 0);
+  }
+  heap_top_refilled_ = false;
+  size_t n = heap_size_;
+  size_t k = 0;
+  while (n > 0) {
+    const uint32_t s = h[0].stream;
+    if (k == order_.size()) order_.resize(std::max<size_t>(1024, 2 * k));
+    order_[k++] = s;
+    if (--run_left_[s] == 0) [[unlikely]] {
+      const DecodedBatch& batch = *streams_[s]->batch_;
+      if (!(batch.last && batch.status.ok())) {  // the horizon
+        heap_top_refilled_ = true;
+        break;
+      }
+      h[0] = h[--n];  // the stream ends with this event
+    } else {
+      h[0].ts = (++run_next_[s])->timestamp;
+    }
+    SiftDown(h, n, 0);
+  }
+  heap_size_ = n;
+  return k;
 }
 
 void BufferedStream::Load(uint32_t i) {

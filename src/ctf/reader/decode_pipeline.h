@@ -104,6 +104,11 @@ class DecodePipeline {
   bool FillAnother(const BufferedStream::Ring* except);
   void Fill(BufferedStream::Ring* ring);
   void WakeWorkers();
+  // MergeNextRun's two ways, over the streams in live_ (each with an event left in its
+  // batch), leaving the run in order_: a branchless pass over sorted heads for up to
+  // kMaxSortedHeads streams (0 when an event at UINT64_MAX rules it out), else a heap.
+  size_t MergeSortedRun();
+  size_t MergeHeapRun();
 
   std::vector<std::unique_ptr<BufferedStream::Ring>> rings_;
   std::vector<std::unique_ptr<BufferedStream>> streams_;
@@ -120,6 +125,11 @@ class DecodePipeline {
   std::vector<uint32_t> run_left_;  // per stream: events of it in the run
   std::vector<const struct DecodedEvent*> run_next_;
   std::vector<MergeHead> heads_;
+  // MergeHeapRun's heap, heads_[0..heap_size_), when heap_valid_; heap_top_refilled_: the
+  // last run ended with the top stream's batch, which has been replaced since.
+  size_t heap_size_ = 0;
+  bool heap_valid_ = false;
+  bool heap_top_refilled_ = false;
   uint32_t batch_events_ = 0;
 };
 
