@@ -155,18 +155,14 @@ const Event* EventReader::Reorder() {
   kMoveTopToRank[n](h);
   SetCurrent(h[0].stream);
   limit_ = n > 1 ? h[1].ts : UINT64_MAX;
-  return current_event_;
+  return &current_->event();
 }
 
-void EventReader::ClearCurrent() {
-  current_event_ = nullptr;
-  current_ = nullptr;
-}
+void EventReader::ClearCurrent() { current_ = nullptr; }
 
 void EventReader::SetCurrent(uint32_t s) {
   current_stream_ = s;
   current_ = cursors_[s].get();
-  current_event_ = &current_->event();
 }
 
 const Event* EventReader::StreamEnded() {
@@ -194,7 +190,7 @@ const Event* EventReader::Top() {
   limit_ = UINT64_MAX;
   if (heap_.size() > 1) limit_ = heap_[1].ts;
   if (heap_.size() > 2) limit_ = std::min(limit_, heap_[2].ts);
-  return current_event_;
+  return &current_->event();
 }
 
 Status EventReader::ScanUnordered(
