@@ -36,7 +36,8 @@ class DecodePipeline;
 
 // One stream as the merge sees it: its current batch of decoded events, each returned as
 // the Event view the cursor would have given (same fields, same errors at the same point).
-class BufferedStream {
+// Cache-line aligned: written on every event by the merging thread (see EventReader).
+class alignas(64) BufferedStream {
  public:
   // The batch's next event; DecodePipeline::MergeNextRun says which stream's comes next.
   const Event* Take() {

@@ -117,11 +117,12 @@ const Event* EventReader::NextSlow() {
     started_ = true;
     for (size_t s = 0; s < pipeline_->num_streams(); ++s)
       buffered_.push_back(&pipeline_->stream(s));
+    run_.streams = buffered_.data();
   }
-  round_pos_ = 0;
-  round_size_ = pipeline_->MergeNextRun(&round_, &status_);
-  if (round_size_ == 0) return nullptr;
-  return buffered_[round_[round_pos_++]]->Take();
+  run_.pos = 0;
+  run_.size = pipeline_->MergeNextRun(&run_.order, &status_);
+  if (run_.size == 0) return nullptr;
+  return run_.streams[run_.order[run_.pos++]]->Take();
 }
 
 const Event* EventReader::Start() {

@@ -42,7 +42,8 @@ struct StreamStats {
   uint64_t first_ts = 0, last_ts = 0;
 };
 
-class StreamCursor {
+// Cache-line aligned: written on every event by the thread decoding it (see EventReader).
+class alignas(64) StreamCursor {
  public:
   // `class_base` is added to EventPlan::index to form Event::class_index. `transform` maps
   // the trace's clock (ns) to the analysis timebase: every timestamp the cursor reports,
