@@ -98,8 +98,10 @@ DecodePipeline::~DecodePipeline() {
 }
 
 void DecodePipeline::WakeWorkers() {
-  wake_.fetch_add(1, std::memory_order_release);
-  wake_.notify_all();
+  // The system call only when a worker sleeps or is about to: with seq_cst on both sides,
+  // either this sees its count or its wait sees the new wake_ and does not sleep.
+  wake_.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) wake_.notify_all();
 }
 
 void DecodePipeline::Run(size_t first_ring) {
@@ -115,7 +117,11 @@ void DecodePipeline::Run(size_t first_ring) {
       progressed |= TryFill(r);
     }
     if (!open) return;
-    if (!progressed) wake_.wait(seen, std::memory_order_acquire);
+    if (!progressed) {
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      wake_.wait(seen, std::memory_order_seq_cst);
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
+    }
   }
 }
 

@@ -117,7 +117,8 @@ class DecodePipeline {
   std::atomic<bool> stop_{false};
   // Bumped when a batch is freed: a worker that found nothing to fill waits for it.
   alignas(64) std::atomic<uint32_t> wake_{0};
-  size_t help_next_ = 0;  // merging thread: where FillAnother looks first
+  std::atomic<uint32_t> sleepers_{0};  // workers in (or entering) wake_.wait
+  size_t help_next_ = 0;               // merging thread: where FillAnother looks first
   // MergeNextRun's state (merging thread): the streams not yet ended, in index order, and
   // scratch space reused from run to run.
   bool merge_started_ = false;
