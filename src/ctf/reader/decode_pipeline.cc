@@ -297,20 +297,6 @@ void MergeSortedRun(MergeHead* h, const DecodedEvent** next, uint32_t* out, size
   }
 }
 
-// Restores the min-heap h[0..n) below entry i after it changed.
-void SiftDown(MergeHead* h, size_t n, size_t i) {
-  const MergeHead v = h[i];
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && h[c + 1] < h[c]) ++c;
-    if (!(h[c] < v)) break;
-    h[i] = h[c];
-    i = c;
-  }
-  h[i] = v;
-}
-
 using MergeSortedRunFn = void (*)(MergeHead*, const DecodedEvent**, uint32_t*, size_t);
 template <size_t... N>
 constexpr std::array<MergeSortedRunFn, sizeof...(N)> MergeSortedRunTable(

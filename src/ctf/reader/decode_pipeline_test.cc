@@ -5,11 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <random>
 #include <utility>
 #include <vector>
 
@@ -17,6 +14,7 @@
 
 #include "ctf/reader/event_reader.h"
 #include "ctf/writer/ctf_writer.h"
+#include "support/merge_traces.h"
 #include "support/test_util.h"
 
 namespace causeway::ctf {
@@ -151,36 +149,12 @@ TEST(DecodePipelineTest, TheFailCorpusFailsTheSame) {
   EXPECT_GE(cases, 20u);
 }
 
-// Writes `streams` CPU streams of `per_stream` events each into `dir`. Each stream's time
-// steps by 0 to 3 ns, so that heads (and the horizons the merge cuts its runs at) tie
-// across streams all the time. With `end_at_max`, every stream's last 20 events are at the
-// clock's last value, where they tie with the batches' end markers too.
-void WriteTiedTrace(const std::string& dir, uint32_t streams, uint32_t per_stream, uint32_t seed,
-                    bool end_at_max = false) {
-  TraceOptions o;
-  o.packet_size = 4096;
-  auto w = CtfWriter::Create(dir, o);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  const uint32_t tick = *(*w)->AddEventClass("tick", {{"k", FieldKind::kU32}});
-  std::mt19937 rng(seed);
-  std::vector<uint64_t> ts(streams, 1000);
-  std::vector<uint32_t> written(streams, 0);
-  for (uint64_t left = uint64_t{streams} * per_stream; left > 0; --left) {
-    uint32_t cpu = static_cast<uint32_t>(rng() % streams);
-    while (written[cpu] == per_stream) cpu = (cpu + 1) % streams;
-    ts[cpu] += rng() % 4;
-    const uint64_t t = end_at_max && written[cpu] + 20 >= per_stream ? UINT64_MAX : ts[cpu];
-    (*w)->Begin(cpu, tick, t).U32(written[cpu]++);
-  }
-  ASSERT_TRUE((*w)->Close().ok());
-}
-
 // The merge over decoded runs keeps the (timestamp, stream) order the inline merge has,
 // with few streams (sorted heads) and many (a heap), ties everywhere.
 TEST(DecodePipelineTest, TiesAcrossStreamsReadTheSame) {
   for (uint32_t streams : {2u, 4u, 16u, 17u, 40u}) {
     testing::TempDir tmp;
-    WriteTiedTrace(tmp.path() + "/t", streams, 3000, streams);
+    testing::WriteTiedTrace(tmp.path() + "/t", streams, 3000, streams);
     ExpectSameWithThreads({tmp.path() + "/t"}, size_t{streams} * 3000);
   }
 }
@@ -188,7 +162,7 @@ TEST(DecodePipelineTest, TiesAcrossStreamsReadTheSame) {
 TEST(DecodePipelineTest, EventsAtTheClocksEndReadTheSame) {
   for (uint32_t streams : {3u, 20u}) {
     testing::TempDir tmp;
-    WriteTiedTrace(tmp.path() + "/t", streams, 3000, 7, /*end_at_max=*/true);
+    testing::WriteTiedTrace(tmp.path() + "/t", streams, 3000, 7, /*end_at_max=*/true);
     const Read r = ReadAll({tmp.path() + "/t"}, 0);
     ASSERT_GE(r.events.size(), 20u);
     EXPECT_NE(r.events.back().find(fmt::format("t={}", UINT64_MAX)), std::string::npos)
@@ -206,22 +180,11 @@ TEST(DecodePipelineTest, StreamsCutShortMidReadFailTheSame) {
   for (const auto& smashes : cases) {
     testing::TempDir tmp;
     const std::string dir = tmp.path() + "/t";
-    WriteTiedTrace(dir, 4, 6000, 3);
-    std::vector<std::string> files;
-    for (const auto& f : std::filesystem::directory_iterator(dir))
-      if (f.path().filename() != "metadata") files.push_back(f.path().string());
-    std::sort(files.begin(), files.end());
+    testing::WriteTiedTrace(dir, 4, 6000, 3);
+    const std::vector<std::string> files = testing::StreamFiles(dir);
     ASSERT_EQ(files.size(), 4u);
-    for (const auto& [file, from] : smashes) {
-      std::fstream f(files[static_cast<size_t>(file)],
-                     std::ios::in | std::ios::out | std::ios::binary);
-      f.seekg(0, std::ios::end);
-      const auto size = static_cast<std::streamoff>(f.tellg());
-      const auto at = static_cast<std::streamoff>(static_cast<double>(size) * from);
-      f.seekp(at);
-      const std::string junk(static_cast<size_t>(size - at), '\xff');
-      f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
-    }
+    for (const auto& [file, from] : smashes)
+      testing::SmashFrom(files[static_cast<size_t>(file)], from);
     const size_t failing = static_cast<size_t>(smashes.back().first);
     const Read inline_read = ReadAll({dir}, 0);
     ASSERT_NE(inline_read.status.find(files[failing]), std::string::npos) << inline_read.status;

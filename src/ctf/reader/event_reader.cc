@@ -84,20 +84,6 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
   return r;
 }
 
-void EventReader::SiftDown(size_t i) {
-  const size_t n = heap_.size();
-  const MergeHead v = heap_[i];
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && heap_[c + 1] < heap_[c]) ++c;
-    if (!(heap_[c] < v)) break;
-    heap_[i] = heap_[c];
-    i = c;
-  }
-  heap_[i] = v;
-}
-
 void EventReader::Push(uint32_t s) {
   heap_.push_back({cursors_[s]->event().timestamp, s});
   size_t i = heap_.size() - 1;
@@ -143,7 +129,7 @@ const Event* EventReader::Start() {
 
 const Event* EventReader::Reorder() {
   if (!sorted_) {
-    SiftDown(0);  // the advanced stream was at the top of the heap
+    SiftDown(heap_.data(), heap_.size(), 0);  // the advanced stream was at the top
     return Top();
   }
   // Few streams: the advanced head moves down the sorted array to its rank, the entries
@@ -178,7 +164,7 @@ const Event* EventReader::StreamEnded() {
   }
   heap_[0] = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty()) SiftDown(0);
+  if (!heap_.empty()) SiftDown(heap_.data(), heap_.size(), 0);
   return Top();
 }
 

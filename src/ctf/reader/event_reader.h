@@ -109,7 +109,6 @@ class alignas(64) EventReader {
       return &current_->event();
     return Reorder();
   }
-  void SiftDown(size_t i);
   const Event* NextSlow();
   const Event* Start();
   const Event* Reorder();

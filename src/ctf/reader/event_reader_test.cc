@@ -1,6 +1,6 @@
 // The merge: every event of every stream comes out exactly once, in (timestamp, stream index)
 // order, each stream's events in their own order, for stream counts on both sides of the
-// sorted-array limit (EventReader::kMaxSorted) and with timestamps that tie across streams
+// sorted-array limit (kMaxSortedHeads) and with timestamps that tie across streams
 // all the time. The scan without merge (ScanUnordered) sees the same events, each stream in
 // its order on one worker, and fails like the merged read.
 #include "ctf/reader/event_reader.h"
@@ -8,47 +8,25 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <random>
 #include <set>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "ctf/writer/ctf_writer.h"
+#include "support/merge_traces.h"
 #include "support/test_util.h"
 
 namespace causeway::ctf {
 namespace {
 
-// Writes `streams` CPU streams of `per_stream` events each into `dir`; event k of a stream
-// carries k in its payload. Each stream's time steps by 0 to 3 ns, so heads tie often.
-void WriteTrace(const std::string& dir, uint32_t streams, uint32_t per_stream, uint32_t seed) {
-  TraceOptions o;
-  o.packet_size = 4096;
-  auto w = CtfWriter::Create(dir, o);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  const uint32_t tick = *(*w)->AddEventClass("tick", {{"k", FieldKind::kU32}});
-  std::mt19937 rng(seed);
-  std::vector<uint64_t> ts(streams, 1000);
-  std::vector<uint32_t> written(streams, 0);
-  for (uint64_t left = uint64_t{streams} * per_stream; left > 0; --left) {
-    uint32_t cpu = static_cast<uint32_t>(rng() % streams);
-    while (written[cpu] == per_stream) cpu = (cpu + 1) % streams;
-    ts[cpu] += rng() % 4;
-    (*w)->Begin(cpu, tick, ts[cpu]).U32(written[cpu]++);
-  }
-  ASSERT_TRUE((*w)->Close().ok());
-}
-
 void ExpectMergedInOrder(uint32_t streams) {
   SCOPED_TRACE(fmt::format("{} streams", streams));
   testing::TempDir tmp;
   const uint32_t per_stream = 3000;
-  WriteTrace(tmp.path() + "/t", streams, per_stream, streams);
+  testing::WriteTiedTrace(tmp.path() + "/t", streams, per_stream, streams);
   auto reader = EventReader::Open({tmp.path() + "/t"});
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   std::vector<uint32_t> next_k(streams, 0);
@@ -100,7 +78,7 @@ std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> MergedByStream(
 TEST(EventReaderTest, ScanUnorderedSeesEveryStreamInOrderOnOneWorker) {
   testing::TempDir tmp;
   const std::string dir = tmp.path() + "/t";
-  WriteTrace(dir, 5, 2000, 7);
+  testing::WriteTiedTrace(dir, 5, 2000, 7);
   const auto merged = MergedByStream(dir);
   ASSERT_EQ(merged.size(), 5u);
   for (unsigned threads : {1u, 2u, 3u, 8u}) {
@@ -138,7 +116,7 @@ TEST(EventReaderTest, ScanUnorderedSeesEveryStreamInOrderOnOneWorker) {
 TEST(EventReaderTest, ScanUnorderedOnlyBeforeNextAndWithoutDecodeThreads) {
   testing::TempDir tmp;
   const std::string dir = tmp.path() + "/t";
-  WriteTrace(dir, 2, 100, 3);
+  testing::WriteTiedTrace(dir, 2, 100, 3);
   auto noop = [](unsigned, StreamCursor&) {};
   ReaderOptions inline_decode;
   inline_decode.decode_threads = 0;
@@ -158,25 +136,13 @@ TEST(EventReaderTest, ScanUnorderedOnlyBeforeNextAndWithoutDecodeThreads) {
 TEST(EventReaderTest, ScanUnorderedFailsWhereTheMergedReadStops) {
   testing::TempDir tmp;
   const std::string dir = tmp.path() + "/t";
-  WriteTrace(dir, 3, 4000, 11);
-  std::vector<std::string> files;
-  for (const auto& f : std::filesystem::directory_iterator(dir))
-    if (f.path().filename() != "metadata") files.push_back(f.path().string());
-  std::sort(files.begin(), files.end());
+  testing::WriteTiedTrace(dir, 3, 4000, 11);
+  const std::vector<std::string> files = testing::StreamFiles(dir);
   ASSERT_EQ(files.size(), 3u);
   // Garbage over the last quarter of stream 0 and the second half of stream 2: the merged read
   // meets stream 2's error first, although stream 0 comes first in stream order.
-  auto smash = [](const std::string& path, double from) {
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(0, std::ios::end);
-    const auto size = static_cast<std::streamoff>(f.tellg());
-    const auto at = static_cast<std::streamoff>(static_cast<double>(size) * from);
-    f.seekp(at);
-    const std::string junk(static_cast<size_t>(size - at), '\xff');
-    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
-  };
-  smash(files[0], 0.75);
-  smash(files[2], 0.5);
+  testing::SmashFrom(files[0], 0.75);
+  testing::SmashFrom(files[2], 0.5);
   ReaderOptions options;
   options.decode_threads = 0;
   auto merged = EventReader::Open({dir}, options);

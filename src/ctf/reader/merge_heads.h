@@ -91,6 +91,21 @@ inline void MoveTopToRank(MergeHead* h) {
   }
 }
 
+// Restores the binary min-heap h[0..n) below entry i after that entry changed (the heap
+// used past kMaxSortedHeads streams).
+inline void SiftDown(MergeHead* h, size_t n, size_t i) {
+  const MergeHead v = h[i];
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && h[c + 1] < h[c]) ++c;
+    if (!(h[c] < v)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = v;
+}
+
 namespace merge_internal {
 template <size_t... N>
 constexpr std::array<void (*)(MergeHead*), sizeof...(N)> MoveTable(std::index_sequence<N...>) {
