@@ -124,8 +124,8 @@ class DecodePipeline {
   bool merge_started_ = false;
   std::vector<uint32_t> live_;
   std::vector<uint32_t> order_;
-  std::vector<uint32_t> run_left_;  // per stream: events of it in the run
-  std::vector<const struct DecodedEvent*> run_next_;
+  std::vector<uint32_t> run_left_;  // MergeHeapRun, per stream: events left in its batch
+  std::vector<const struct DecodedEvent*> run_next_;  // per stream: its next record
   std::vector<MergeHead> heads_;
   // MergeHeapRun's heap, heads_[0..heap_size_), when heap_valid_; heap_top_refilled_: the
   // last run ended with the top stream's batch, which has been replaced since.

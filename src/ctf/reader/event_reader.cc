@@ -147,10 +147,7 @@ const Event* EventReader::Reorder() {
 
 void EventReader::ClearCurrent() { current_ = nullptr; }
 
-void EventReader::SetCurrent(uint32_t s) {
-  current_stream_ = s;
-  current_ = cursors_[s].get();
-}
+void EventReader::SetCurrent(uint32_t s) { current_ = cursors_[s].get(); }
 
 const Event* EventReader::StreamEnded() {
   if (!current_->status().ok()) {

@@ -131,7 +131,6 @@ class alignas(64) EventReader {
   // waited for that store to complete instead of taking its value from the store buffer
   // (ctf_read_bench --child events DIR 0: 0.305 against 0.282 s, 5 interleaved runs).
   StreamCursor* current_ = nullptr;
-  uint32_t current_stream_ = 0;
   // Decoding on threads: the pipeline's streams, and the run it merged last (stream indexes
   // in merged order; pos is the next one to return), on a cache line of their own.
   struct alignas(64) Run {
