@@ -68,11 +68,15 @@ unsigned DefaultDecodeThreads() {
   return 0;
 }
 
-DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads) {
+DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads,
+                               uint32_t batch_events) {
   // Small batches keep a stream's ring in cache; with many streams, smaller still so that
   // memory stays bounded (about 64 Ki records in all).
-  batch_events_ = static_cast<uint32_t>(
-      std::clamp<size_t>(65536 / (std::max<size_t>(cursors.size(), 1) * kRingBatches), 64, 1024));
+  batch_events_ =
+      batch_events > 0
+          ? std::min<uint32_t>(batch_events, kMaxBatchEvents)
+          : static_cast<uint32_t>(std::clamp<size_t>(
+                65536 / (std::max<size_t>(cursors.size(), 1) * kRingBatches), 64, 1024));
   threads =
       std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::max<size_t>(cursors.size(), 1)));
   for (size_t i = 0; i < cursors.size(); ++i) {

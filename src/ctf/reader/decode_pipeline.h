@@ -72,8 +72,10 @@ class alignas(64) BufferedStream {
 class DecodePipeline {
  public:
   // Starts `threads` workers (at least 1) over `cursors`, which must outlive the pipeline
-  // and are only touched through it from now on.
-  DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads);
+  // and are only touched through it from now on. `batch_events`: events per batch, 0 for
+  // the automatic size (see ReaderOptions::decode_batch_events).
+  DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads,
+                 uint32_t batch_events = 0);
   ~DecodePipeline();  // stops and joins the workers
   DecodePipeline(const DecodePipeline&) = delete;
   DecodePipeline& operator=(const DecodePipeline&) = delete;
@@ -95,6 +97,8 @@ class DecodePipeline {
 
   // Batches a stream may be ahead of the merge.
   static constexpr uint32_t kRingBatches = 4;
+  // The largest batch_events taken; larger requests are cut to it.
+  static constexpr uint32_t kMaxBatchEvents = 1 << 20;
 
  private:
   friend class BufferedStream;

@@ -62,10 +62,11 @@ struct Read {
   uint64_t consumed = 0;
 };
 
-Read ReadAll(const std::vector<std::string>& dirs, unsigned threads) {
+Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t batch_events = 0) {
   Read r;
   ReaderOptions o;
   o.decode_threads = threads;
+  o.decode_batch_events = batch_events;
   auto reader = EventReader::Open(dirs, o);
   if (!reader.ok()) {
     r.status = reader.status().ToString();
@@ -156,6 +157,36 @@ TEST(DecodePipelineTest, TiesAcrossStreamsReadTheSame) {
     testing::TempDir tmp;
     testing::WriteTiedTrace(tmp.path() + "/t", streams, 3000, streams);
     ExpectSameWithThreads({tmp.path() + "/t"}, size_t{streams} * 3000);
+  }
+}
+
+// Batches of a few events: every run of the merge is cut at a batch end, where the horizon
+// is set, over and over (ties, discarded records, the clock's end, a stream failing).
+TEST(DecodePipelineTest, TinyBatchesReadTheSame) {
+  testing::TempDir tmp;
+  testing::WriteTiedTrace(tmp.path() + "/few", 3, 2000, 11);
+  testing::WriteTiedTrace(tmp.path() + "/many", 17, 300, 12, /*end_at_max=*/true);
+  testing::WriteTiedTrace(tmp.path() + "/cut", 4, 2000, 13);
+  testing::SmashFrom(testing::StreamFiles(tmp.path() + "/cut")[2], 0.6);
+  for (const char* name : {"few", "many", "cut"}) {
+    const std::string dir = tmp.path() + "/" + name;
+    const Read inline_read = ReadAll({dir}, 0);
+    ASSERT_GE(inline_read.events.size(), 2000u) << name;
+    for (uint32_t batch : {1u, 2u, 7u}) {
+      SCOPED_TRACE(fmt::format("{}: batches of {}", name, batch));
+      const Read r = ReadAll({dir}, 2, batch);
+      EXPECT_EQ(r.status, inline_read.status);
+      ASSERT_EQ(r.events.size(), inline_read.events.size());
+      for (size_t i = 0; i < r.events.size(); ++i)
+        ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
+      if (std::string(name) == "cut") {  // only the failing stream's statistics are exact
+        EXPECT_NE(inline_read.status.find("channel0_2"), std::string::npos) << inline_read.status;
+        ASSERT_EQ(r.stats.size(), 4u);
+        EXPECT_EQ(r.stats[2], inline_read.stats[2]);
+      } else {
+        EXPECT_EQ(r.stats, inline_read.stats);
+      }
+    }
   }
 }
 

@@ -79,7 +79,8 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
   if (options.decode_threads > 0 && !r->cursors_.empty()) {
     std::vector<StreamCursor*> cursors;
     for (auto& c : r->cursors_) cursors.push_back(c.get());
-    r->pipeline_ = std::make_unique<DecodePipeline>(cursors, options.decode_threads);
+    r->pipeline_ = std::make_unique<DecodePipeline>(cursors, options.decode_threads,
+                                                    options.decode_batch_events);
   }
   return r;
 }

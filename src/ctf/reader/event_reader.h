@@ -36,6 +36,12 @@ struct ReaderOptions {
   // decodes in the caller's thread. The events, their order and the errors are the same.
   unsigned decode_threads = DefaultDecodeThreads();
 
+  // Events per decoded batch with decode_threads above 0 (at most
+  // DecodePipeline::kMaxBatchEvents); 0 sizes them automatically (64 to 1024, smaller with
+  // more streams). Tests and the merge fuzzer set a few events, so that a small trace
+  // crosses many batch ends, where each run of the merge is cut.
+  uint32_t decode_batch_events = 0;
+
   // Called once per trace after its metadata is read: false leaves the trace out (its
   // streams are not opened; EventReader::skipped_traces() names it). Unset: every trace.
   // A reader that needs only some event classes skips the traces holding none of them

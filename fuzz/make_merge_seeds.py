@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Writes the seed recipes of merge_fuzzer (fuzz/corpus/merge/).
+
+A recipe (see merge_fuzzer.cc): decoding threads, events per batch, streams, packet size,
+number of byte flips; then (op, arg) pairs, one event or discard each; then 4 bytes per flip
+(file, offset high, offset low, xor mask). The seeds are long enough for many batches and
+packets per stream, so that mutations start deep in the merge rather than from a few events
+(libFuzzer grows inputs slowly). Keep this in step with merge_fuzzer.cc.
+
+Usage: python3 fuzz/make_merge_seeds.py
+"""
+
+import os
+import random
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "merge")
+
+
+def step(rng, streams):
+    """A small time step (ops 0-4: tick or note, step op >> 4)."""
+    return bytes([rng.randrange(5) + 8 * rng.randrange(32), rng.randrange(streams)])
+
+
+def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0.0,
+           jumps=0.0, clock_end_from=None):
+    rng = random.Random(seed)
+    out = bytearray([threads - 1, batch - 1, streams - 1, packet_shift, flips])
+    for i in range(ops):
+        r = rng.random()
+        if clock_end_from is not None and i >= clock_end_from:
+            out += bytes([5 + 8 * rng.randrange(32), rng.randrange(streams)])
+        elif r < discards:
+            out += bytes([6 + 8 * rng.randrange(4), rng.randrange(streams)])
+        elif r < discards + jumps:
+            out += bytes([7 + 8 * rng.randrange(1, 32), rng.randrange(streams)])
+        else:
+            out += step(rng, streams)
+    for _ in range(flips):
+        out += bytes([rng.randrange(256), rng.randrange(256), rng.randrange(256),
+                      1 << rng.randrange(8)])
+    return bytes(out)
+
+
+SEEDS = {
+    "four-streams-ties": recipe(1, 1, 3, 4, 0, 1500),
+    "seventeen-streams": recipe(2, 2, 1, 17, 1, 1800),
+    "many-streams-clock-end": recipe(3, 3, 5, 24, 2, 1800, clock_end_from=1500),
+    "discards-and-jumps": recipe(4, 1, 8, 4, 1, 1500, discards=0.05, jumps=0.05),
+    "flipped": recipe(5, 2, 4, 3, 0, 1500, flips=2),
+    "one-stream": recipe(6, 1, 16, 1, 3, 800),
+}
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, data in SEEDS.items():
+        with open(os.path.join(OUT, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

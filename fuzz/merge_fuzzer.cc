@@ -1,0 +1,261 @@
+// libFuzzer target, differential: the merge of many streams, read four ways, must agree.
+//
+// The input is a recipe for a trace, written with our CtfWriter into a temporary directory:
+// how many streams (up to 24, so both the sorted heads of up to 16 streams and the heap
+// beyond are used), the packet size, then events on chosen streams with small time steps
+// (ties across streams all the time), jumps past the compact header's 27 bits, events at
+// the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch markers
+// sit), and discarded events; last, bytes flipped in the stream files (errors mid-stream,
+// events that go back in time, broken packet sizes). The trace is then read:
+//   - merged, decoded in the caller's thread (the reference);
+//   - merged through the decoding pipeline with 1 to 3 threads and batches of 1 to 16
+//     events (so that each run of the merge is cut at many batch ends);
+//   - stream by stream with ScanUnordered on 1 and 2 threads.
+// The pipeline must give every event with every field in the same order, the same error
+// (at the same point) and, when the read ends cleanly, the same statistics; the scans the
+// same error and, at a clean end, the same statistics. A difference aborts with both sides.
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ctf/reader/event_reader.h"
+#include "ctf/writer/ctf_writer.h"
+#include "report/event_format.h"
+
+namespace {
+
+using namespace causeway;
+
+// Reads the recipe; past the end every byte is 0.
+class Bytes {
+ public:
+  Bytes(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  uint8_t Next() { return pos_ < size_ ? data_[pos_++] : 0; }
+  size_t left() const { return size_ - pos_; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
+};
+
+// One directory for every run of this process, removed at exit.
+const std::string& WorkDir() {
+  static const std::string dir = [] {
+    std::string d =
+        (std::filesystem::temp_directory_path() / "causeway-merge-fuzzer-XXXXXX").string();
+    if (!mkdtemp(d.data())) {
+      std::perror("mkdtemp");
+      std::abort();
+    }
+    return d;
+  }();
+  static const bool cleanup = [] {
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(WorkDir(), ec);
+    });
+    return true;
+  }();
+  (void)cleanup;
+  return dir;
+}
+
+std::string StatsLine(const ctf::StreamStats& s) {
+  return fmt::format(
+      "{} trace={} class={} instance={} cpu={} bytes={} packets={} events={} "
+      "discarded={} lost_packets={} clamped={} back={} first={} last={}",
+      s.path, s.trace_index, s.stream_class_id, s.stream_instance_id, s.cpu, s.file_bytes,
+      s.packets, s.events, s.discarded_events, s.lost_packets, s.clamped_events, s.max_backward_ns,
+      s.first_ts, s.last_ts);
+}
+
+struct Read {
+  std::vector<std::string> events;
+  std::vector<std::string> stats;
+  std::string status;
+  uint64_t consumed = 0;
+};
+
+// Every event as a line (its JSON with every field, plus what JSON leaves out).
+Read ReadMerged(const std::string& dir, unsigned threads, uint32_t batch) {
+  Read r;
+  ctf::ReaderOptions o;
+  o.decode_threads = threads;
+  o.decode_batch_events = batch;
+  auto reader = ctf::EventReader::Open({dir}, o);
+  if (!reader.ok()) {
+    r.status = reader.status().ToString();
+    return r;
+  }
+  report::EventFormatter json({.time = report::TimeFormat::kCycles, .delta = false});
+  for (const ctf::Event* e; (e = (*reader)->Next()) != nullptr;) {
+    std::string line = fmt::format("stream={} class={} t={} cycles={} ", e->stream_index,
+                                   e->class_index, e->timestamp, e->cycles);
+    if (e->kind == ctf::Event::Kind::kDiscarded)
+      line +=
+          fmt::format("lost={} in [{}, {}]", e->discarded, e->discarded_begin, e->discarded_end);
+    else
+      json.AppendJson(*e, &line);
+    r.events.push_back(std::move(line));
+  }
+  r.status = (*reader)->status().ToString();
+  for (const auto& s : (*reader)->stream_stats()) r.stats.push_back(StatsLine(s));
+  r.consumed = (*reader)->consumed_bytes();
+  return r;
+}
+
+Read Scan(const std::string& dir, unsigned threads) {
+  Read r;
+  ctf::ReaderOptions o;
+  o.decode_threads = 0;
+  auto reader = ctf::EventReader::Open({dir}, o);
+  if (!reader.ok()) {
+    r.status = reader.status().ToString();
+    return r;
+  }
+  std::atomic<uint64_t> events{0};
+  r.status = (*reader)
+                 ->ScanUnordered(threads,
+                                 [&](unsigned, ctf::StreamCursor& c) {
+                                   uint64_t n = 0;
+                                   while (c.Next()) ++n;
+                                   events += n;
+                                 })
+                 .ToString();
+  for (const auto& s : (*reader)->stream_stats()) r.stats.push_back(StatsLine(s));
+  r.events.resize(events.load());
+  return r;
+}
+
+[[noreturn]] void Differ(const std::string& what, const std::string& want, const std::string& got) {
+  std::fprintf(stderr, "merge_fuzzer: %s differs\n  inline: %s\n  other:  %s\n", what.c_str(),
+               want.c_str(), got.c_str());
+  std::abort();
+}
+
+void ExpectSame(const std::string& how, const Read& want, const Read& got, bool compare_events) {
+  if (got.status != want.status) Differ(how + " status", want.status, got.status);
+  if (compare_events) {
+    const size_t n = std::min(want.events.size(), got.events.size());
+    for (size_t i = 0; i < n; ++i)
+      if (got.events[i] != want.events[i])
+        Differ(fmt::format("{} event {}", how, i), want.events[i], got.events[i]);
+  }
+  // After an error the other streams' statistics (and, for a scan, which events were
+  // read) depend on how far each way decoded them.
+  if (compare_events && got.events.size() != want.events.size())
+    Differ(how + " event count", std::to_string(want.events.size()),
+           std::to_string(got.events.size()));
+  if (want.status != "OK") return;
+  if (got.events.size() != want.events.size())
+    Differ(how + " event count", std::to_string(want.events.size()),
+           std::to_string(got.events.size()));
+  if (got.stats.size() != want.stats.size())
+    Differ(how + " stream count", std::to_string(want.stats.size()),
+           std::to_string(got.stats.size()));
+  for (size_t i = 0; i < want.stats.size(); ++i)
+    if (got.stats[i] != want.stats[i]) Differ(how + " statistics", want.stats[i], got.stats[i]);
+}
+
+// Writes the trace the recipe describes into `dir`; false when the recipe makes none.
+bool WriteTrace(Bytes& in, const std::string& dir) {
+  const uint32_t streams = 1 + in.Next() % 24;
+  ctf::TraceOptions options;
+  options.packet_size = size_t{256} << (in.Next() % 4);
+  auto w = ctf::CtfWriter::Create(dir, options);
+  if (!w.ok()) return false;
+  const uint32_t tick = *(*w)->AddEventClass("tick", {{"k", ctf::FieldKind::kU32}});
+  const uint32_t note =
+      *(*w)->AddEventClass("note", {{"s", ctf::FieldKind::kString}, {"v", ctf::FieldKind::kS64}});
+  std::vector<uint64_t> ts(streams, 1000);
+  std::vector<uint64_t> discarded(streams, 0);
+  // The flips at the end: 4 bytes each.
+  const size_t flips = in.Next() % 4;
+  uint32_t k = 0;
+  while (in.left() > 4 * flips) {
+    const uint8_t op = in.Next();
+    const uint8_t arg = in.Next();
+    const uint32_t s = arg % streams;
+    uint64_t& t = ts[s];
+    switch (op % 8) {
+      case 5:  // the clock's last value: the stream stays there
+        t = UINT64_MAX;
+        break;
+      case 6:  // events lost here
+        discarded[s] += 1 + (op >> 3);
+        if (!(*w)->SetDiscarded(s, discarded[s]).ok()) return false;
+        continue;
+      case 7:  // a jump the compact header cannot express
+        t = UINT64_MAX - t < (uint64_t{op} << 24) ? UINT64_MAX : t + (uint64_t{op} << 24);
+        break;
+      default:  // a small step, often none
+        t = UINT64_MAX - t < (op >> 4) ? UINT64_MAX : t + (op >> 4);
+    }
+    if (op % 2 == 0)
+      (*w)->Begin(s, tick, t).U32(k++);
+    else
+      (*w)->Begin(s, note, t).String(std::string(op % 7, 'a' + arg % 26)).S64(-int64_t{op});
+  }
+  if (!(*w)->Close().ok()) return false;
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.path().filename() != "metadata") files.push_back(f.path().string());
+  std::sort(files.begin(), files.end());
+  for (size_t i = 0; i < flips && !files.empty(); ++i) {
+    const std::string& path = files[in.Next() % files.size()];
+    const uint32_t at = uint32_t{in.Next()} << 8 | in.Next();
+    const uint8_t mask = in.Next();
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(0, std::ios::end);
+    const auto size = static_cast<uint64_t>(f.tellg());
+    if (size == 0 || mask == 0) continue;
+    char c = 0;
+    f.seekg(static_cast<std::streamoff>(at % size));
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ static_cast<char>(mask));
+    f.seekp(static_cast<std::streamoff>(at % size));
+    f.write(&c, 1);
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 3) return 0;
+  Bytes in(data, size);
+  const std::string dir = WorkDir() + "/t";
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  const unsigned threads = 1 + in.Next() % 3;
+  const uint32_t batch = 1 + in.Next() % 16;
+  if (!WriteTrace(in, dir)) return 0;
+
+  const Read reference = ReadMerged(dir, 0, 0);
+  // For checking what a seed covers: CAUSEWAY_MERGE_FUZZER_VERBOSE=1 merge_fuzzer SEED...
+  static const bool verbose = std::getenv("CAUSEWAY_MERGE_FUZZER_VERBOSE") != nullptr;
+  if (verbose)
+    std::fprintf(stderr, "merge_fuzzer: %zu streams, %zu events, %u threads, batches of %u: %s\n",
+                 reference.stats.size(), reference.events.size(), threads, batch,
+                 reference.status.c_str());
+  const Read piped = ReadMerged(dir, threads, batch);
+  ExpectSame(fmt::format("pipeline ({} threads, batches of {})", threads, batch), reference, piped,
+             true);
+  if (reference.status == "OK" && piped.consumed != reference.consumed)
+    Differ("consumed bytes", std::to_string(reference.consumed), std::to_string(piped.consumed));
+  for (unsigned scan_threads : {1u, 2u})
+    ExpectSame(fmt::format("scan on {} threads", scan_threads), reference, Scan(dir, scan_threads),
+               false);
+  return 0;
+}
