@@ -138,34 +138,42 @@ Read Scan(const std::string& dir, unsigned threads) {
   return r;
 }
 
-[[noreturn]] void Differ(const std::string& what, const std::string& want, const std::string& got) {
+// Aborts with what differs, and both sides' statistics (how far each stream was read).
+[[noreturn]] void Differ(const std::string& what, const std::string& want, const std::string& got,
+                         const Read& want_read, const Read& got_read) {
   std::fprintf(stderr, "merge_fuzzer: %s differs\n  inline: %s\n  other:  %s\n", what.c_str(),
                want.c_str(), got.c_str());
+  for (const auto& [side, r] : {std::pair{"inline", &want_read}, std::pair{"other", &got_read}}) {
+    std::fprintf(stderr, "  %s read %zu events, ending: %s\n", side, r->events.size(),
+                 r->status.c_str());
+    for (const std::string& line : r->stats) std::fprintf(stderr, "    %s\n", line.c_str());
+  }
   std::abort();
 }
 
 void ExpectSame(const std::string& how, const Read& want, const Read& got, bool compare_events) {
-  if (got.status != want.status) Differ(how + " status", want.status, got.status);
+  if (got.status != want.status) Differ(how + " status", want.status, got.status, want, got);
   if (compare_events) {
     const size_t n = std::min(want.events.size(), got.events.size());
     for (size_t i = 0; i < n; ++i)
       if (got.events[i] != want.events[i])
-        Differ(fmt::format("{} event {}", how, i), want.events[i], got.events[i]);
+        Differ(fmt::format("{} event {}", how, i), want.events[i], got.events[i], want, got);
   }
   // After an error the other streams' statistics (and, for a scan, which events were
   // read) depend on how far each way decoded them.
   if (compare_events && got.events.size() != want.events.size())
     Differ(how + " event count", std::to_string(want.events.size()),
-           std::to_string(got.events.size()));
+           std::to_string(got.events.size()), want, got);
   if (want.status != "OK") return;
   if (got.events.size() != want.events.size())
     Differ(how + " event count", std::to_string(want.events.size()),
-           std::to_string(got.events.size()));
+           std::to_string(got.events.size()), want, got);
   if (got.stats.size() != want.stats.size())
     Differ(how + " stream count", std::to_string(want.stats.size()),
-           std::to_string(got.stats.size()));
+           std::to_string(got.stats.size()), want, got);
   for (size_t i = 0; i < want.stats.size(); ++i)
-    if (got.stats[i] != want.stats[i]) Differ(how + " statistics", want.stats[i], got.stats[i]);
+    if (got.stats[i] != want.stats[i])
+      Differ(how + " statistics", want.stats[i], got.stats[i], want, got);
 }
 
 // Writes the trace the recipe describes into `dir`; false when the recipe makes none.
@@ -253,7 +261,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ExpectSame(fmt::format("pipeline ({} threads, batches of {})", threads, batch), reference, piped,
              true);
   if (reference.status == "OK" && piped.consumed != reference.consumed)
-    Differ("consumed bytes", std::to_string(reference.consumed), std::to_string(piped.consumed));
+    Differ("consumed bytes", std::to_string(reference.consumed), std::to_string(piped.consumed),
+           reference, piped);
   for (unsigned scan_threads : {1u, 2u})
     ExpectSame(fmt::format("scan on {} threads", scan_threads), reference, Scan(dir, scan_threads),
                false);

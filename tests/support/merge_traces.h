@@ -61,4 +61,12 @@ inline void SmashFrom(const std::string& path, double fraction) {
   f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
 }
 
+// Overwrites the bytes of the file at `path` from `offset` on with `bytes`.
+inline void Overwrite(const std::string& path, std::streamoff offset, const std::string& bytes) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(offset);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(f.good()) << path;
+}
+
 }  // namespace causeway::testing

@@ -206,15 +206,19 @@ Status EventReader::ScanUnordered(
   }
   work(0);
   for (std::thread& t : started) t.join();
-  // The merged read stops at the failing stream whose last good event comes first.
-  std::tuple<uint64_t, uint32_t> first_failure{UINT64_MAX, UINT32_MAX};
+  // The merged read stops at the failing stream whose last good record comes first: right
+  // after it, in (timestamp, stream) order. A stream that failed before returning any
+  // record stops the merged read before its first event (the lowest such stream index,
+  // since Start() reads each stream's first record in index order).
+  std::tuple<bool, uint64_t, uint32_t> first_failure{true, UINT64_MAX, UINT32_MAX};
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
     if (cursors_[s]->status().ok()) continue;
-    const StreamStats st = cursors_[s]->stats();
-    first_failure = std::min(first_failure, {st.events ? st.last_ts : 0, s});
+    uint64_t ts = 0;
+    const bool returned = cursors_[s]->LastRecordTime(&ts);
+    first_failure = std::min(first_failure, {returned, ts, s});
   }
-  if (std::get<1>(first_failure) != UINT32_MAX)
-    status_ = cursors_[std::get<1>(first_failure)]->status();
+  if (std::get<2>(first_failure) != UINT32_MAX)
+    status_ = cursors_[std::get<2>(first_failure)]->status();
   return status_;
 }
 

@@ -88,10 +88,10 @@ class alignas(64) EventReader {
   // it returns false and sees that stream's events in their order. Callbacks of different
   // workers run at the same time, so whatever they share must be per worker or atomic.
   // Streams run to their end even when another one fails; the status returned is the error
-  // the merged read would have stopped at (of the failing streams, the one whose last good
-  // event is earliest), else OK. Only on a reader opened with decode_threads = 0 and before
-  // the first Next(); afterwards Next() returns nullptr and stream_stats() holds every
-  // stream's statistics.
+  // the merged read would have stopped at (of the failing streams, one that failed before
+  // its first record, else the one whose last good record is earliest), else OK. Only on a reader
+  // opened with decode_threads = 0 and before the first Next(); afterwards Next() returns nullptr
+  // and stream_stats() holds every stream's statistics.
   Status ScanUnordered(
       unsigned threads,
       const std::function<void(unsigned worker, StreamCursor& cursor)>& scan_stream);

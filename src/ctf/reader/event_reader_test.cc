@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -160,6 +161,41 @@ TEST(EventReaderTest, ScanUnorderedFailsWhereTheMergedReadStops) {
       }
     });
     EXPECT_EQ(s.ToString(), merged_error.ToString()) << threads << " threads";
+  }
+}
+
+// A stream whose only good record is a discarded-events one still stops the merged read
+// after that record: a stream that fails before any record stops it first, even when it
+// comes later in stream order (merge_fuzzer found ScanUnordered picking the other one).
+TEST(EventReaderTest, ScanUnorderedFailsFirstOnAStreamWithNoRecord) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/t";
+  testing::WriteTiedTrace(dir, 2, 100, 5);
+  const std::vector<std::string> files = testing::StreamFiles(dir);
+  ASSERT_EQ(files.size(), 2u);
+  // Stream 0: its first packet reports 3 discarded events (context field events_discarded,
+  // a little-endian u64 at byte 72 in our writer's layout), and every event is garbage from
+  // byte 84, where the first one starts. Stream 1: garbage from its first byte (bad magic).
+  testing::Overwrite(files[0], 72, std::string("\x03\0\0\0\0\0\0\0", 8));
+  testing::Overwrite(files[0], 84, std::string(64, '\xff'));
+  testing::SmashFrom(files[1], 0.0);
+  ReaderOptions options;
+  options.decode_threads = 0;
+  auto merged = EventReader::Open({dir}, options);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ((*merged)->Next(), nullptr);
+  const std::string merged_error = (*merged)->status().ToString();
+  EXPECT_NE(merged_error.find(files[1] + ", offset=0"), std::string::npos) << merged_error;
+  for (unsigned threads : {1u, 2u}) {
+    auto reader = EventReader::Open({dir}, options);
+    ASSERT_TRUE(reader.ok());
+    std::atomic<uint64_t> discarded_records{0}, events{0};
+    const Status s = (*reader)->ScanUnordered(threads, [&](unsigned, StreamCursor& c) {
+      while (c.Next()) ++(c.event().kind == Event::Kind::kDiscarded ? discarded_records : events);
+    });
+    EXPECT_EQ(discarded_records.load(), 1u) << "stream 0 returned its discarded-events record";
+    EXPECT_EQ(events.load(), 0u);
+    EXPECT_EQ(s.ToString(), merged_error) << threads << " threads";
   }
 }
 

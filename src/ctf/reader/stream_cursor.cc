@@ -783,6 +783,8 @@ bool StreamCursor::NextSlow() {
       // Placed at the previous event's time (or the packet's start before any event): the
       // stream stays ordered and no real event needs clamping because of it.
       event_.timestamp = have_ts_ ? last_ts_ : ToNs(clock_);
+      returned_discarded_ = true;
+      discarded_record_ts_ = event_.timestamp;
       fast_end_ = 0;  // the next call comes back here to reset the kind
       return true;
     }

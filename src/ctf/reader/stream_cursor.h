@@ -74,6 +74,17 @@ class alignas(64) StreamCursor {
     return s;
   }
   uint64_t bytes_consumed() const { return packet_offset_; }
+  // The time of the last record Next() returned (an event, or a discarded-events record);
+  // false when it returned none. A merged read that meets this stream's error stops right
+  // after that record, or before its first event when there is none (EventReader).
+  bool LastRecordTime(uint64_t* ts) const {
+    if (events_ > 0) {
+      *ts = last_ts_;  // a discarded-events record after an event takes that event's time
+      return true;
+    }
+    *ts = discarded_record_ts_;
+    return returned_discarded_;
+  }
   // Slots of event().slots[scope] in use; the array holds at least kMinSlotArray.
   size_t num_slots(int scope) const { return slot_counts_[scope]; }
   static constexpr size_t kMinSlotArray = 4;
@@ -256,6 +267,9 @@ class alignas(64) StreamCursor {
   bool have_seq_ = false;
   uint64_t prev_seq_ = 0;
   uint64_t pending_discarded_ = 0;  // discarded-events record to emit before the packet's events
+  // A discarded-events record was returned before any event, at this time (LastRecordTime).
+  bool returned_discarded_ = false;
+  uint64_t discarded_record_ts_ = 0;
 
   std::vector<uint64_t> slots_[kNumScopes];
   size_t slot_counts_[kNumScopes] = {};
