@@ -267,7 +267,7 @@ class alignas(64) StreamCursor {
   bool have_seq_ = false;
   uint64_t prev_seq_ = 0;
   uint64_t pending_discarded_ = 0;  // discarded-events record to emit before the packet's events
-  // A discarded-events record was returned before any event, at this time (LastRecordTime).
+  // A discarded-events record was returned, the last one at this time (LastRecordTime).
   bool returned_discarded_ = false;
   uint64_t discarded_record_ts_ = 0;
 
