@@ -2,7 +2,9 @@
 //
 // The input is a recipe for a trace, written with our CtfWriter into a temporary directory:
 // how many streams (up to 24, so both the sorted heads of up to 16 streams and the heap
-// beyond are used), the packet size, then events on chosen streams with small time steps
+// beyond are used), in one trace or two (the second with its clock origin a few ns later,
+// and maybe mapped through a clock transform with a slope, as multi-host synchronization
+// does), the packet size, then events on chosen streams with small time steps
 // (ties across streams all the time), jumps past the compact header's 27 bits, events at
 // the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch markers
 // sit), and discarded events; last, bytes flipped in the stream files (errors mid-stream,
@@ -22,12 +24,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "base/clock_transform.h"
 #include "ctf/reader/event_reader.h"
 #include "ctf/writer/ctf_writer.h"
 #include "report/event_format.h"
@@ -80,6 +83,12 @@ std::string StatsLine(const ctf::StreamStats& s) {
       s.first_ts, s.last_ts);
 }
 
+// What WriteTraces made: the trace directories, and how to read them.
+struct Traces {
+  std::vector<std::string> dirs;
+  ctf::ReaderOptions options;
+};
+
 struct Read {
   std::vector<std::string> events;
   std::vector<std::string> stats;
@@ -88,12 +97,12 @@ struct Read {
 };
 
 // Every event as a line (its JSON with every field, plus what JSON leaves out).
-Read ReadMerged(const std::string& dir, unsigned threads, uint32_t batch) {
+Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch) {
   Read r;
-  ctf::ReaderOptions o;
+  ctf::ReaderOptions o = traces.options;
   o.decode_threads = threads;
   o.decode_batch_events = batch;
-  auto reader = ctf::EventReader::Open({dir}, o);
+  auto reader = ctf::EventReader::Open(traces.dirs, o);
   if (!reader.ok()) {
     r.status = reader.status().ToString();
     return r;
@@ -115,11 +124,11 @@ Read ReadMerged(const std::string& dir, unsigned threads, uint32_t batch) {
   return r;
 }
 
-Read Scan(const std::string& dir, unsigned threads) {
+Read Scan(const Traces& traces, unsigned threads) {
   Read r;
-  ctf::ReaderOptions o;
+  ctf::ReaderOptions o = traces.options;
   o.decode_threads = 0;
-  auto reader = ctf::EventReader::Open({dir}, o);
+  auto reader = ctf::EventReader::Open(traces.dirs, o);
   if (!reader.ok()) {
     r.status = reader.status().ToString();
     return r;
@@ -176,16 +185,34 @@ void ExpectSame(const std::string& how, const Read& want, const Read& got, bool 
       Differ(how + " statistics", want.stats[i], got.stats[i], want, got);
 }
 
-// Writes the trace the recipe describes into `dir`; false when the recipe makes none.
-bool WriteTrace(Bytes& in, const std::string& dir) {
-  const uint32_t streams = 1 + in.Next() % 24;
-  ctf::TraceOptions options;
-  options.packet_size = size_t{256} << (in.Next() % 4);
-  auto w = ctf::CtfWriter::Create(dir, options);
-  if (!w.ok()) return false;
-  const uint32_t tick = *(*w)->AddEventClass("tick", {{"k", ctf::FieldKind::kU32}});
-  const uint32_t note =
-      *(*w)->AddEventClass("note", {{"s", ctf::FieldKind::kString}, {"v", ctf::FieldKind::kS64}});
+// Writes the traces the recipe describes below `root`; false when the recipe makes none.
+// One trace, or two (hosts "a" and "b", streams alternating between them; "b"'s clock origin
+// a few ns later, and with `transform` its clock mapped through a slope other than 1, as a
+// multi-host synchronization would).
+bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
+  const uint8_t shape = in.Next();
+  const uint32_t streams = 1 + shape % 24;
+  const uint32_t traces = 1 + (shape / 24) % 2;
+  const bool transform = (shape / 48) % 2 == 1;
+  const uint8_t packing = in.Next();
+  std::vector<std::unique_ptr<ctf::CtfWriter>> writers;
+  uint32_t tick = 0, note = 0;
+  for (uint32_t i = 0; i < traces; ++i) {
+    ctf::TraceOptions options;
+    options.hostname = i == 0 ? "a" : "b";
+    options.packet_size = size_t{256} << (packing % 4);
+    options.clock_offset_ns = i == 0 ? 0 : (packing / 4) % 64;
+    out->dirs.push_back(root + "/" + options.hostname);
+    auto w = ctf::CtfWriter::Create(out->dirs.back(), options);
+    if (!w.ok()) return false;
+    tick = *(*w)->AddEventClass("tick", {{"k", ctf::FieldKind::kU32}});
+    note =
+        *(*w)->AddEventClass("note", {{"s", ctf::FieldKind::kString}, {"v", ctf::FieldKind::kS64}});
+    writers.push_back(std::move(w).value());
+  }
+  if (transform)
+    out->options =
+        ctf::ReaderOptions::ByHost({{"b", ClockTransform::FromLine(1.0001L, -50.0L, 5000)}});
   std::vector<uint64_t> ts(streams, 1000);
   std::vector<uint64_t> discarded(streams, 0);
   // The flips at the end: 4 bytes each.
@@ -195,6 +222,8 @@ bool WriteTrace(Bytes& in, const std::string& dir) {
     const uint8_t op = in.Next();
     const uint8_t arg = in.Next();
     const uint32_t s = arg % streams;
+    ctf::CtfWriter& w = *writers[s % traces];
+    const uint32_t ws = s / traces;  // the stream's index in its trace
     uint64_t& t = ts[s];
     switch (op % 8) {
       case 5:  // the clock's last value: the stream stays there
@@ -202,7 +231,7 @@ bool WriteTrace(Bytes& in, const std::string& dir) {
         break;
       case 6:  // events lost here
         discarded[s] += 1 + (op >> 3);
-        if (!(*w)->SetDiscarded(s, discarded[s]).ok()) return false;
+        if (!w.SetDiscarded(ws, discarded[s]).ok()) return false;
         continue;
       case 7:  // a jump the compact header cannot express
         t = UINT64_MAX - t < (uint64_t{op} << 24) ? UINT64_MAX : t + (uint64_t{op} << 24);
@@ -211,14 +240,16 @@ bool WriteTrace(Bytes& in, const std::string& dir) {
         t = UINT64_MAX - t < (op >> 4) ? UINT64_MAX : t + (op >> 4);
     }
     if (op % 2 == 0)
-      (*w)->Begin(s, tick, t).U32(k++);
+      w.Begin(ws, tick, t).U32(k++);
     else
-      (*w)->Begin(s, note, t).String(std::string(op % 7, 'a' + arg % 26)).S64(-int64_t{op});
+      w.Begin(ws, note, t).String(std::string(op % 7, 'a' + arg % 26)).S64(-int64_t{op});
   }
-  if (!(*w)->Close().ok()) return false;
   std::vector<std::string> files;
-  for (const auto& f : std::filesystem::directory_iterator(dir))
-    if (f.path().filename() != "metadata") files.push_back(f.path().string());
+  for (size_t i = 0; i < traces; ++i) {
+    if (!writers[i]->Close().ok()) return false;
+    for (const auto& f : std::filesystem::directory_iterator(out->dirs[i]))
+      if (f.path().filename() != "metadata") files.push_back(f.path().string());
+  }
   std::sort(files.begin(), files.end());
   for (size_t i = 0; i < flips && !files.empty(); ++i) {
     const std::string& path = files[in.Next() % files.size()];
@@ -243,28 +274,32 @@ bool WriteTrace(Bytes& in, const std::string& dir) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 3) return 0;
   Bytes in(data, size);
-  const std::string dir = WorkDir() + "/t";
+  const std::string root = WorkDir() + "/t";
   std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
+  std::filesystem::remove_all(root, ec);
   const unsigned threads = 1 + in.Next() % 3;
   const uint32_t batch = 1 + in.Next() % 16;
-  if (!WriteTrace(in, dir)) return 0;
+  Traces traces;
+  if (!WriteTraces(in, root, &traces)) return 0;
 
-  const Read reference = ReadMerged(dir, 0, 0);
+  const Read reference = ReadMerged(traces, 0, 0);
   // For checking what a seed covers: CAUSEWAY_MERGE_FUZZER_VERBOSE=1 merge_fuzzer SEED...
   static const bool verbose = std::getenv("CAUSEWAY_MERGE_FUZZER_VERBOSE") != nullptr;
   if (verbose)
-    std::fprintf(stderr, "merge_fuzzer: %zu streams, %zu events, %u threads, batches of %u: %s\n",
+    std::fprintf(stderr,
+                 "merge_fuzzer: %zu traces%s, %zu streams, %zu events, %u threads, batches of %u: "
+                 "%s\n",
+                 traces.dirs.size(), traces.options.clock_transform ? " (transformed)" : "",
                  reference.stats.size(), reference.events.size(), threads, batch,
                  reference.status.c_str());
-  const Read piped = ReadMerged(dir, threads, batch);
+  const Read piped = ReadMerged(traces, threads, batch);
   ExpectSame(fmt::format("pipeline ({} threads, batches of {})", threads, batch), reference, piped,
              true);
   if (reference.status == "OK" && piped.consumed != reference.consumed)
     Differ("consumed bytes", std::to_string(reference.consumed), std::to_string(piped.consumed),
            reference, piped);
   for (unsigned scan_threads : {1u, 2u})
-    ExpectSame(fmt::format("scan on {} threads", scan_threads), reference, Scan(dir, scan_threads),
-               false);
+    ExpectSame(fmt::format("scan on {} threads", scan_threads), reference,
+               Scan(traces, scan_threads), false);
   return 0;
 }
