@@ -31,7 +31,9 @@ for name in "${names[@]}"; do
   if [ -f "fuzz/$name.dict" ]; then args+=(-dict="fuzz/$name.dict"); fi
   log="$work/$name.log"
   rc=0
-  "$bin" "${args[@]}" >"$log" 2>&1 || rc=$?
+  # Temporary files of the targets (merge_fuzzer writes traces) go below $work, removed at
+  # exit even when a target aborts.
+  TMPDIR="$work" "$bin" "${args[@]}" >"$log" 2>&1 || rc=$?
   runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
   # The last status line: "#123456 DONE cov: 1234 ft: 5678 corp: 345/67Kb ...".
   last="$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)"
