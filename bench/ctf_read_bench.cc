@@ -1,6 +1,7 @@
 // Benchmark: decode a CTF trace with Causeway's reader and with babeltrace2, side by side.
 //
 //   ctf_read_bench TRACE_DIR [--runs N] [--no-babeltrace]
+//   ctf_read_bench --child events|fields|scan|bound TRACE_DIR THREADS   (one measurement)
 //
 // Causeway is measured four times per run, each in a child process so that peak RSS and CPU
 // time are its own:
@@ -13,6 +14,10 @@
 //         (EventReader::ScanUnordered, what `causeway stats` does), on 1 thread and on one
 //         per CPU. Not the same job as babeltrace2's, which merges: its line is printed
 //         apart from the merged reads.
+// Then once more per run, the lower bound of any merged read with today's decoder on this
+// machine's CPUs (ChildBound: decoding, merging and consuming measured apart, then spread
+// over the CPUs with nothing lost between them), so that a goal can be checked against
+// what is reachable at all.
 // babeltrace2 runs as `babeltrace2 -c sink.utils.dummy TRACE_DIR` (it decodes every field,
 // in one thread). Prints medians of wall time, events/s, MB/s, CPU time, the ratios, and
 // peak RSS.
@@ -21,7 +26,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +37,7 @@
 #include <vector>
 
 #include "ctf/reader/event_reader.h"
+#include "ctf/reader/merge_tree.h"
 
 namespace {
 
@@ -91,6 +99,126 @@ int ChildScan(const std::string& dir, unsigned threads) {
     sum += s.sum;
   }
   PrintChildResult(t0, events, (*reader)->total_bytes(), sum);
+  return 0;
+}
+
+// Runs in the child: measures, in this process, what any merged read of this trace must
+// spend on this machine with today's decoder, and prints
+// "decode merge consume fused events checksum" (seconds for the first four):
+//   decode:  every stream decoded on its own on one thread (the scan; the floor of the
+//            decoding, pread's copy included);
+//   merge:   the streams' timestamps, already in arrays, merged into one order without
+//            branches (MergeTree, as the decoding pipeline merges its runs);
+//   consume: the consumer's least work, following that order over the arrays (timestamp and
+//            class of every event into the checksum);
+//   fused:   merge and consume in one loop.
+// Nothing is handed between threads here, no Event view is built and no field is read, so
+// a merged read spread over T threads cannot beat max(consume, (decode + min(fused, merge +
+// consume)) / T): main() prints it as the bound. The arrays hold every event (16 bytes
+// each): this child's memory grows with the trace, unlike the reader's.
+int ChildBound(const std::string& dir) {
+  causeway::ctf::ReaderOptions options;
+  options.decode_threads = 0;
+  auto timed_scan = [&](auto&& per_stream) -> double {
+    auto reader = EventReader::Open({dir}, options);
+    if (!reader.ok()) {
+      std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
+      return -1;
+    }
+    const auto t0 = Clock::now();
+    const causeway::Status status = (*reader)->ScanUnordered(
+        1, [&](unsigned, causeway::ctf::StreamCursor& cursor) { per_stream(cursor); });
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!status.ok()) {
+      std::fprintf(stderr, "%s\n", status.ToString().c_str());
+      return -1;
+    }
+    return s;
+  };
+  uint64_t scan_sum = 0;
+  const double decode = timed_scan([&](causeway::ctf::StreamCursor& cursor) {
+    uint64_t sum = 0;
+    while (cursor.Next()) sum += cursor.event().timestamp ^ cursor.event().class_index;
+    scan_sum += sum;
+  });
+  if (decode < 0) return 1;
+
+  // Every event of every stream, in stream order (the scan's callbacks come largest file
+  // first), each stream ending in a record at UINT64_MAX.
+  struct Record {
+    uint64_t timestamp;
+    uint64_t class_index;
+  };
+  std::vector<std::pair<uint32_t, std::vector<Record>>> by_stream;
+  if (timed_scan([&](causeway::ctf::StreamCursor& cursor) {
+        by_stream.emplace_back(cursor.event().stream_index, std::vector<Record>{});
+        auto& records = by_stream.back().second;
+        while (cursor.Next())
+          if (cursor.event().kind == Event::Kind::kEvent)
+            records.push_back({cursor.event().timestamp, cursor.event().class_index});
+      }) < 0)
+    return 1;
+  std::sort(by_stream.begin(), by_stream.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::vector<Record>> streams;
+  uint64_t events = 0;
+  for (auto& [index, records] : by_stream) {
+    if (records.empty()) continue;
+    if (records.back().timestamp == UINT64_MAX) {
+      std::fprintf(stderr, "bound: an event at UINT64_MAX\n");
+      return 1;
+    }
+    events += records.size();
+    records.push_back({UINT64_MAX, 0});
+    streams.push_back(std::move(records));
+  }
+  if (streams.empty() || streams.size() > causeway::ctf::kMaxTreeLeaves) {
+    std::fprintf(stderr, "bound: from 1 to %zu streams with events, not %zu\n",
+                 causeway::ctf::kMaxTreeLeaves, streams.size());
+    return 1;
+  }
+  const Record past_every{UINT64_MAX, 0};
+  auto merge = [&](auto&& take) {  // over the next power of two of the streams
+    auto run = [&]<size_t P>() {
+      std::array<const Record*, P> first;
+      for (size_t i = 0; i < P; ++i)
+        first[i] = i < streams.size() ? streams[i].data() : &past_every;
+      causeway::ctf::MergeTree<P>(first, events, take);
+    };
+    if (streams.size() <= 2) return run.template operator()<2>();
+    if (streams.size() <= 4) return run.template operator()<4>();
+    if (streams.size() <= 8) return run.template operator()<8>();
+    return run.template operator()<16>();
+  };
+  std::vector<uint8_t> order;
+  order.reserve(events);
+  auto t0 = Clock::now();
+  merge([&](size_t leaf, const Record*) { order.push_back(static_cast<uint8_t>(leaf)); });
+  const double merge_s = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  uint64_t sum = 0;
+  t0 = Clock::now();
+  {
+    std::array<const Record*, causeway::ctf::kMaxTreeLeaves> at{};
+    for (size_t i = 0; i < streams.size(); ++i) at[i] = streams[i].data();
+    for (const uint8_t leaf : order) {
+      const Record* r = at[leaf]++;
+      sum += r->timestamp ^ r->class_index;
+    }
+  }
+  const double consume = std::chrono::duration<double>(Clock::now() - t0).count();
+
+  uint64_t fused_sum = 0;
+  t0 = Clock::now();
+  merge([&](size_t, const Record* r) { fused_sum += r->timestamp ^ r->class_index; });
+  const double fused = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (order.size() != events || sum != fused_sum) {
+    std::fprintf(stderr, "bound: the merge lost events\n");
+    return 1;
+  }
+  (void)scan_sum;  // only there so that the decoding phase cannot be optimized away
+  std::printf("%.6f %.6f %.6f %.6f %lu %lu\n", decode, merge_s, consume, fused,
+              static_cast<unsigned long>(events), static_cast<unsigned long>(sum));
   return 0;
 }
 
@@ -186,6 +314,7 @@ int main(int argc, char** argv) {
   if (argc >= 5 && std::strcmp(argv[1], "--child") == 0) {
     const auto threads = static_cast<unsigned>(std::atoi(argv[4]));
     if (std::strcmp(argv[2], "scan") == 0) return ChildScan(argv[3], threads);
+    if (std::strcmp(argv[2], "bound") == 0) return ChildBound(argv[3]);
     return Child(argv[3], std::strcmp(argv[2], "fields") == 0, threads);
   }
   if (argc < 2 || argv[1][0] == '-') {
@@ -222,6 +351,9 @@ int main(int argc, char** argv) {
   const std::string self = "/proc/self/exe";
   std::vector<double> t_bt, cpu_bt;
   long rss_bt = 0;
+  // The bound child's phases (see ChildBound), per run.
+  std::vector<double> b_decode, b_merge, b_consume, b_fused, b_bound;
+  unsigned long b_events = 0, b_sum = 0;
   for (int run = 0; run < runs; ++run) {
     // Interleaved so that machine noise hits every contender alike.
     for (Contender& c : contenders) {
@@ -243,6 +375,21 @@ int main(int argc, char** argv) {
       c.last = r;
       c.rss_kb = std::max(c.rss_kb, r.max_rss_kb);
     }
+    {
+      Result r;
+      std::string out;
+      if (!Spawn({self, "--child", "bound", dir, "0"}, &r, &out)) {
+        std::fprintf(stderr, "the bound measurement failed on %s\n", dir.c_str());
+        return 1;
+      }
+      double d = 0, m = 0, c = 0, f = 0;
+      std::sscanf(out.c_str(), "%lf %lf %lf %lf %lu %lu", &d, &m, &c, &f, &b_events, &b_sum);
+      b_decode.push_back(d);
+      b_merge.push_back(m);
+      b_consume.push_back(c);
+      b_fused.push_back(f);
+      b_bound.push_back(std::max(c, (d + std::min(f, m + c)) / cpus));
+    }
     if (babeltrace) {
       Result r;
       std::string out;
@@ -262,6 +409,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s read something else than %s\n", c.label.c_str(), same.label.c_str());
       return 1;
     }
+  }
+  // Without discarded events, the bound's arrays hold exactly what the merged read returns.
+  if (b_events == contenders[0].last.events && b_sum != contenders[0].last.checksum) {
+    std::fprintf(stderr, "the bound measurement read something else than the merged read\n");
+    return 1;
   }
   const double events = static_cast<double>(contenders[0].last.events);
   const double mb = static_cast<double>(contenders[0].last.bytes) / 1e6;
@@ -285,5 +437,15 @@ int main(int argc, char** argv) {
                   Median(cpu_bt) / Median(c.cpu));
     }
   }
+  const double per_event = 1e9 / static_cast<double>(std::max<unsigned long>(1, b_events));
+  std::printf(
+      "lower bound of a merged read on %u threads, nothing handed between them, no view built "
+      "(median of %d; ns per event):\n"
+      "  decode %.1f (the scan on 1 thread) + merge %.1f, consume %.1f, both in one loop %.1f\n"
+      "  bound max(consume, (decode + merge and consume) / %u): %.3f s",
+      cpus, runs, Median(b_decode) * per_event, Median(b_merge) * per_event,
+      Median(b_consume) * per_event, Median(b_fused) * per_event, cpus, Median(b_bound));
+  if (babeltrace) std::printf(" = %.1fx babeltrace2", Median(t_bt) / Median(b_bound));
+  std::printf("\n");
   return 0;
 }

@@ -1,0 +1,82 @@
+// MergeTree against a stable sort by (timestamp, leaf), on every tree size, with runs that
+// tie all the time, runs left empty, and records past the merged part that must stay put.
+#include "ctf/reader/merge_tree.h"
+
+#include <algorithm>
+#include <array>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace causeway::ctf {
+namespace {
+
+struct Record {
+  uint64_t timestamp;
+  uint32_t id;  // unique across every run
+};
+
+template <size_t P>
+void CheckRandomMerges(std::mt19937_64& rng) {
+  const Record past_every{UINT64_MAX, UINT32_MAX};
+  for (int round = 0; round < 200; ++round) {
+    // Up to P runs; timestamps drawn from a small range so that runs tie often, or from a
+    // wide one (UINT64_MAX - 1 included) so that large values are compared too.
+    const size_t runs = 1 + rng() % P;
+    const bool narrow = rng() % 2;
+    std::vector<std::vector<Record>> data(runs);
+    std::vector<std::pair<std::pair<uint64_t, size_t>, uint32_t>> expected;  // ((ts, leaf), id)
+    uint32_t id = 0;
+    size_t count = 0;
+    for (size_t leaf = 0; leaf < runs; ++leaf) {
+      const size_t n = rng() % 40;  // some runs empty
+      std::vector<uint64_t> ts(n);
+      for (uint64_t& t : ts) t = narrow ? rng() % 8 : std::min(rng(), UINT64_MAX - 1);
+      std::sort(ts.begin(), ts.end());
+      for (const uint64_t t : ts) data[leaf].push_back({t, id++});
+      count += n;
+    }
+    for (size_t leaf = 0; leaf < runs; ++leaf)
+      for (const Record& r : data[leaf]) expected.push_back({{r.timestamp, leaf}, r.id});
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Take only a prefix of the merged order: whatever it leaves in a run comes after every
+    // record taken (the bound MergeTree requires), and each run ends in a sentinel.
+    const size_t take = count == 0 ? 0 : rng() % (count + 1);
+    std::array<const Record*, P> first;
+    for (size_t leaf = 0; leaf < runs; ++leaf) data[leaf].push_back(past_every);
+    for (size_t i = 0; i < P; ++i) first[i] = i < runs ? data[i].data() : &past_every;
+    std::vector<std::pair<size_t, uint32_t>> got;
+    MergeTree<P>(first, take, [&](size_t leaf, const Record* r) { got.push_back({leaf, r->id}); });
+    ASSERT_EQ(got.size(), take);
+    for (size_t k = 0; k < take; ++k) {
+      ASSERT_EQ(got[k].first, expected[k].first.second) << "P=" << P << " record " << k;
+      ASSERT_EQ(got[k].second, expected[k].second) << "P=" << P << " record " << k;
+    }
+  }
+}
+
+TEST(MergeTreeTest, MergesLikeAStableSortOnEveryTreeSize) {
+  std::mt19937_64 rng(11);
+  CheckRandomMerges<2>(rng);
+  CheckRandomMerges<4>(rng);
+  CheckRandomMerges<8>(rng);
+  CheckRandomMerges<16>(rng);
+}
+
+TEST(MergeTreeTest, EqualTimestampsComeOutInLeafOrder) {
+  // Every record at the same time: the leftmost run empties first, then the next.
+  const Record past_every{UINT64_MAX, UINT32_MAX};
+  std::vector<Record> a = {{5, 0}, {5, 1}, past_every};
+  std::vector<Record> b = {{5, 2}, past_every};
+  std::vector<Record> c = {{4, 3}, {5, 4}, past_every};
+  std::vector<uint32_t> ids;
+  MergeTree<4>(std::array<const Record*, 4>{a.data(), b.data(), c.data(), &past_every}, 5,
+               [&](size_t, const Record* r) { ids.push_back(r->id); });
+  EXPECT_EQ(ids, (std::vector<uint32_t>{3, 0, 1, 2, 4}));
+}
+
+}  // namespace
+}  // namespace causeway::ctf
