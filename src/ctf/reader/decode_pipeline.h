@@ -110,9 +110,11 @@ class DecodePipeline {
   void Fill(BufferedStream::Ring* ring);
   void WakeWorkers();
   // MergeNextRun's two ways, over the streams in live_ (each with an event left in its
-  // batch), leaving the run in order_: a branchless pass over sorted heads for up to
-  // kMaxSortedHeads streams (0 when an event at UINT64_MAX rules it out), else a heap.
-  size_t MergeSortedRun();
+  // batch), leaving the run in order_: for up to kMaxSortedHeads streams, each stream's
+  // part of the run counted, then merged without branches (a tree of selects up to 4
+  // streams with events in the run, merge_tree.h, else a pass over sorted heads; 0 when an
+  // event at UINT64_MAX rules it out), else a heap.
+  size_t MergeCountedRun();
   size_t MergeHeapRun();
 
   std::vector<std::unique_ptr<BufferedStream::Ring>> rings_;
