@@ -439,8 +439,8 @@ int main(int argc, char** argv) {
   }
   const double per_event = 1e9 / static_cast<double>(std::max<unsigned long>(1, b_events));
   std::printf(
-      "lower bound of a merged read on %u threads, nothing handed between them, no view built "
-      "(median of %d; ns per event):\n"
+      "lower bound of a merged read with this decoder on %u threads, nothing handed between "
+      "them, no view built (median of %d; ns per event):\n"
       "  decode %.1f (the scan on 1 thread) + merge %.1f, consume %.1f, both in one loop %.1f\n"
       "  bound max(consume, (decode + merge and consume) / %u): %.3f s",
       cpus, runs, Median(b_decode) * per_event, Median(b_merge) * per_event,
