@@ -5,13 +5,19 @@
 // its order on one worker, and fails like the merged read.
 #include "ctf/reader/event_reader.h"
 
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
+#include <system_error>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -130,6 +136,62 @@ TEST(EventReaderTest, ScanUnorderedOnlyBeforeNextAndWithoutDecodeThreads) {
   auto pipelined = EventReader::Open({dir}, threaded);
   ASSERT_TRUE(pipelined.ok());
   EXPECT_EQ((*pipelined)->ScanUnordered(2, noop).code(), StatusCode::kInternal);
+}
+
+// When no thread can be started (RLIMIT_NPROC reached), the caller's thread scans every
+// stream itself. Run in a child process, which drops root first (root is not held to
+// RLIMIT_NPROC) and is then allowed no process at all, so that every std::thread fails.
+TEST(EventReaderTest, ScanUnorderedScansOnTheCallersThreadWhenNoThreadStarts) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/t";
+  testing::WriteTiedTrace(dir, 5, 2000, 7);
+  const auto merged = MergedByStream(dir);
+  ASSERT_EQ(merged.size(), 5u);
+  ReaderOptions options;
+  options.decode_threads = 0;
+  // Opened here: the stream files are open before the child gives up root.
+  auto reader = EventReader::Open({dir}, options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // The child reports through its exit code only (gtest is the parent's).
+    if (geteuid() == 0 && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0))
+      _exit(77);
+    const rlimit none{0, 0};
+    if (setrlimit(RLIMIT_NPROC, &none) != 0) _exit(77);
+    // Proof that the limit holds: a thread cannot start.
+    try {
+      std::thread([] {}).join();
+      _exit(78);
+    } catch (const std::system_error&) {
+    }
+    std::set<unsigned> workers;
+    std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> scanned;
+    const Status s = (*reader)->ScanUnordered(4, [&](unsigned worker, StreamCursor& c) {
+      workers.insert(worker);  // one thread: no lock needed, which is the point
+      std::vector<std::pair<uint64_t, uint64_t>> events;
+      uint32_t stream = UINT32_MAX;
+      while (c.Next()) {
+        stream = c.event().stream_index;
+        events.emplace_back(c.event().timestamp,
+                            c.event().GetUnsigned(c.event().plan->FieldIndex("k")));
+      }
+      scanned[stream] = std::move(events);
+    });
+    if (!s.ok()) _exit(1);
+    if (workers != std::set<unsigned>{0}) _exit(2);
+    if (scanned != merged) _exit(3);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died: status " << status;
+  if (WEXITSTATUS(status) == 77)
+    GTEST_SKIP() << "cannot limit this process's threads here (setuid or setrlimit failed)";
+  ASSERT_NE(WEXITSTATUS(status), 78) << "RLIMIT_NPROC did not stop a thread from starting";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "1: the scan failed, 2: a worker other than the caller's ran, 3: other events";
 }
 
 // Two streams cut short at different times: both scans and the merged read report the
