@@ -82,6 +82,19 @@ std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> MergedByStream(
   return out;
 }
 
+// What a ScanUnordered callback sees of one stream: its index and (timestamp, k) of its
+// events, in order.
+std::pair<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> ScanStream(StreamCursor& c) {
+  std::vector<std::pair<uint64_t, uint64_t>> events;
+  uint32_t stream = UINT32_MAX;
+  while (c.Next()) {
+    const Event& e = c.event();
+    stream = e.stream_index;
+    events.emplace_back(e.timestamp, e.GetUnsigned(e.plan->FieldIndex("k")));
+  }
+  return {stream, std::move(events)};
+}
+
 TEST(EventReaderTest, ScanUnorderedSeesEveryStreamInOrderOnOneWorker) {
   testing::TempDir tmp;
   const std::string dir = tmp.path() + "/t";
@@ -98,13 +111,7 @@ TEST(EventReaderTest, ScanUnorderedSeesEveryStreamInOrderOnOneWorker) {
     std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> scanned;
     std::set<unsigned> workers;
     const Status s = (*reader)->ScanUnordered(threads, [&](unsigned worker, StreamCursor& c) {
-      std::vector<std::pair<uint64_t, uint64_t>> events;
-      uint32_t stream = UINT32_MAX;
-      while (c.Next()) {
-        const Event& e = c.event();
-        stream = e.stream_index;
-        events.emplace_back(e.timestamp, e.GetUnsigned(e.plan->FieldIndex("k")));
-      }
+      auto [stream, events] = ScanStream(c);
       std::lock_guard lock(mu);
       workers.insert(worker);
       EXPECT_EQ(scanned.count(stream), 0u) << "stream " << stream << " scanned twice";
@@ -170,13 +177,7 @@ TEST(EventReaderTest, ScanUnorderedScansOnTheCallersThreadWhenNoThreadStarts) {
     std::map<uint32_t, std::vector<std::pair<uint64_t, uint64_t>>> scanned;
     const Status s = (*reader)->ScanUnordered(4, [&](unsigned worker, StreamCursor& c) {
       workers.insert(worker);  // one thread: no lock needed, which is the point
-      std::vector<std::pair<uint64_t, uint64_t>> events;
-      uint32_t stream = UINT32_MAX;
-      while (c.Next()) {
-        stream = c.event().stream_index;
-        events.emplace_back(c.event().timestamp,
-                            c.event().GetUnsigned(c.event().plan->FieldIndex("k")));
-      }
+      auto [stream, events] = ScanStream(c);
       scanned[stream] = std::move(events);
     });
     if (!s.ok()) _exit(1);
