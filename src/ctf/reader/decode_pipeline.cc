@@ -295,14 +295,16 @@ const DecodedEvent kPastEveryRecord{.timestamp = UINT64_MAX,
                                     .slot_begin = 0,
                                     .packet = 0};
 
-// Merges a run: `count` events from the streams whose parts of the run start at first[0..n)
-// (at most P, in stream order; stream[i] is first[i]'s), the stream of each to out.
+// Merges a run whose n streams (at most P) have their heads in h[0..n), in stream order:
+// `count` events, the stream of each to out. next[s] is where stream s's part of the run
+// starts; past it there is either a later record or the batch's sentinel (MergeTree's
+// bound).
 template <size_t P>
-void MergeTreeRun(const DecodedEvent* const* first, const uint32_t* stream, size_t n, uint32_t* out,
+void MergeTreeRun(const MergeHead* h, size_t n, const DecodedEvent* const* next, uint32_t* out,
                   size_t count) {
   std::array<const DecodedEvent*, P> leaves;
-  for (size_t i = 0; i < P; ++i) leaves[i] = i < n ? first[i] : &kPastEveryRecord;
-  MergeTree<P>(leaves, count, [&](size_t leaf, const DecodedEvent*) { *out++ = stream[leaf]; });
+  for (size_t i = 0; i < P; ++i) leaves[i] = i < n ? next[h[i].stream] : &kPastEveryRecord;
+  MergeTree<P>(leaves, count, [&](size_t leaf, const DecodedEvent*) { *out++ = h[leaf].stream; });
 }
 
 // Merges a run whose streams have their heads in h[0..N), sorted: `count` events, the
@@ -418,17 +420,9 @@ size_t DecodePipeline::MergeCountedRun() {
   // 2 streams 0.083 against 0.084, 4 streams 0.236 against 0.241 and with every field read
   // 0.465 against 0.480; `ctf_read_bench --child events|fields DIR 1`, medians of 5 to 9
   // interleaved runs, 2026-11-27).
-  if (heads_.size() <= 4) {
-    std::array<const DecodedEvent*, 4> first{};
-    std::array<uint32_t, 4> stream{};
-    for (size_t i = 0; i < heads_.size(); ++i) {
-      stream[i] = heads_[i].stream;
-      first[i] = run_next_[stream[i]];
-    }
-    if (heads_.size() <= 2)
-      MergeTreeRun<2>(first.data(), stream.data(), heads_.size(), order_.data(), total);
-    else
-      MergeTreeRun<4>(first.data(), stream.data(), heads_.size(), order_.data(), total);
+  if (heads_.size() <= 4) {  // heads_ is in stream order: the tree's leaf order
+    const auto run = heads_.size() <= 2 ? MergeTreeRun<2> : MergeTreeRun<4>;
+    run(heads_.data(), heads_.size(), run_next_.data(), order_.data(), total);
     return total;
   }
   std::sort(heads_.begin(), heads_.end());
