@@ -212,14 +212,14 @@ using Load = KernelLayout::Load;
 // field of a variant option not chosen).
 inline const Load* Locate(const ctf::Event& e, const Load& a, const Load& b, uint64_t* pos) {
   if (a.node) {
-    const uint64_t anchor = e.slots[a.scope][a.slot];
+    const uint64_t anchor = e.Anchor(a.scope, a.slot);
     if (anchor != ctf::kAbsent) {
       *pos = anchor + a.offset_bits;
       return &a;
     }
   }
   if (b.node) {
-    const uint64_t anchor = e.slots[b.scope][b.slot];
+    const uint64_t anchor = e.Anchor(b.scope, b.slot);
     if (anchor != ctf::kAbsent) {
       *pos = anchor + b.offset_bits;
       return &b;

@@ -108,7 +108,8 @@ struct EventFormatter::Walk {
 
   void Bind(ctf::Scope scope, uint16_t num_slots) {
     const int s = static_cast<int>(scope);
-    slots[s].assign(e.slots[s], e.slots[s] + num_slots);
+    slots[s].resize(num_slots);
+    for (uint32_t i = 0; i < num_slots; ++i) slots[s][i] = e.Anchor(s, i);
   }
 
   uint64_t Pos(const PlanNode& n, uint64_t cursor) {
@@ -124,7 +125,7 @@ struct EventFormatter::Walk {
     // A scope the walk does not print (the headers, the packet context) is read from the
     // event's own slots.
     const int s = static_cast<int>(n.ref.scope);
-    const uint64_t anchor = slots[s].empty() ? e.slots[s][n.ref.slot] : slots[s][n.ref.slot];
+    const uint64_t anchor = slots[s].empty() ? e.Anchor(s, n.ref.slot) : slots[s][n.ref.slot];
     if (anchor == ctf::kAbsent) return 0;
     return ReadAt(anchor + n.ref.offset_bits, n.ref_scalar);
   }

@@ -1,10 +1,10 @@
 // Decodes stream files on worker threads while the caller's thread merges.
 //
-// Streams are decoded ahead into batches: compact per-event records (time, clock value,
-// class, where the event's scopes start) plus the packets they lie in. Every stream has a
-// small ring of batches (one consumer: the merging thread); a batch is filled by whichever
-// thread claims the stream first (its `busy` flag): a worker, or the merging thread itself
-// when the batch it needs next is not ready (rather than wait, it decodes; while another
+// Streams are decoded ahead into batches: compact per-event records (time, class, where
+// the event starts, or where its clock value and slots are) plus the packets they lie in. Every
+// stream has a small ring of batches (one consumer: the merging thread); a batch is filled by
+// whichever thread claims the stream first (its `busy` flag): a worker, or the merging thread
+// itself when the batch it needs next is not ready (rather than wait, it decodes; while another
 // thread fills that stream, it fills some other stream). So the decoding spreads over every
 // thread whatever the consumer costs: with a cheap consumer the merging thread decodes
 // about as much as a worker, with a costly one the workers decode nearly everything.
@@ -57,12 +57,14 @@ class alignas(64) BufferedStream {
   // end of the stream (status() tells how it ended).
   bool NextBatch();
   void Load(uint32_t i);
+  void LoadPacket();  // the batch's next packet
 
   Ring* ring_ = nullptr;
   DecodePipeline* pipeline_ = nullptr;
   const struct DecodedBatch* batch_ = nullptr;  // being read; null before the first
   uint32_t index_ = 0, count_ = 0;
-  uint32_t packet_ = UINT32_MAX;  // index in batch_ of the packet event_ points into
+  uint32_t packet_ = UINT32_MAX;    // index in batch_ of the packet event_ points into
+  uint32_t next_packet_event_ = 0;  // the event that starts the batch's next packet
   uint64_t bytes_consumed_ = 0;
   bool ended_ = false;
   Status status_;

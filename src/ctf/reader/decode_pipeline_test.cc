@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
@@ -28,6 +29,20 @@ std::string Describe(const Event& e) {
   if (e.kind == Event::Kind::kDiscarded)
     return s + fmt::format(" lost={} in [{}, {}]", e.discarded, e.discarded_begin, e.discarded_end);
   s += fmt::format(" class={} cycles={} id={}", e.class_index, e.cycles, e.id());
+  // Where the event scopes lie, the header's options included (the pipeline gives an event
+  // of static layout its class's slots plus its start). Past a scope's first slot, only
+  // the header's are all written for every event (others anchor array elements, which
+  // the formatter sets as it walks them).
+  const ScopePlan* scopes[] = {&e.stream_plan->event_header, &e.stream_plan->event_context,
+                               &e.plan->context, &e.plan->payload};
+  for (int i = 0; i < 4; ++i) {
+    const int scope = i + static_cast<int>(Scope::kEventHeader);
+    const uint32_t slots =
+        i == 0 ? scopes[i]->num_slots : std::min<uint32_t>(scopes[i]->num_slots, 1);
+    s += fmt::format(" scope{}=[", scope);
+    for (uint32_t slot = 0; slot < slots; ++slot) s += fmt::format("{},", e.Anchor(scope, slot));
+    s += "]";
+  }
   for (const FieldDesc& f : e.plan->fields) {
     const PlanNode& n = *f.node;
     s += " " + f.name + "=";

@@ -41,19 +41,27 @@ struct Event {
   const uint8_t* data = nullptr;
   const uint8_t* data_end = nullptr;
   uint64_t content_end_bits = 0;
+  // Where each scope's fields lie: slot values (kAbsent for an unchosen variant option)
+  // plus the scope's base. The cursor gives absolute slots and bases of 0; the decoding
+  // pipeline gives an event of static layout its class's slots relative to the event's
+  // start, and that start as the event scopes' base, so that no slot is copied per event.
   const uint64_t* slots[kNumScopes] = {};
+  uint64_t slot_base[kNumScopes] = {};
 
   std::string_view name() const { return plan ? std::string_view(plan->cls->name) : "discarded"; }
   uint64_t id() const { return plan ? plan->cls->id : 0; }
 
-  // Bit position of a node, or kAbsent (a field of an unchosen variant option).
-  uint64_t Position(const PlanNode& n) const {
-    const uint64_t anchor = slots[static_cast<int>(n.loc.scope)][n.loc.slot];
-    return anchor == kAbsent ? kAbsent : anchor + n.loc.offset_bits;
+  // Bit position of a scope's anchor, or kAbsent.
+  uint64_t Anchor(int scope, uint32_t slot) const {
+    const uint64_t anchor = slots[scope][slot];
+    return anchor == kAbsent ? kAbsent : anchor + slot_base[scope];
   }
+  // Bit position of a node, or kAbsent (a field of an unchosen variant option).
+  uint64_t Position(const PlanNode& n) const { return Position(n.loc); }
   uint64_t Position(const FieldLoc& loc) const {
-    const uint64_t anchor = slots[static_cast<int>(loc.scope)][loc.slot];
-    return anchor == kAbsent ? kAbsent : anchor + loc.offset_bits;
+    const int scope = static_cast<int>(loc.scope);
+    const uint64_t anchor = slots[scope][loc.slot];
+    return anchor == kAbsent ? kAbsent : anchor + slot_base[scope] + loc.offset_bits;
   }
 
   // Named fields (EventPlan::fields): stream event context, event context, payload.

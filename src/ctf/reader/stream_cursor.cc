@@ -555,6 +555,47 @@ void StreamCursor::PrepareFastPath() {
   }
   fast_events_ = fast_table_.data();
   num_fast_events_ = fast_table_.size();
+  PrepareStaticLayouts();
+}
+
+void StreamCursor::PrepareStaticLayouts() {
+  const LttngHeader& h = lttng_;
+  static_layouts_.assign(size_t{trace_->plan().num_event_classes} * 2, StaticLayout{});
+  // One slot array per event scope and static (class, option), each at least
+  // kMinSlotArray long as the cursor's own are; unused slots stay kAbsent.
+  size_t set_size = 0;
+  for (int s = 2; s < kNumScopes; ++s)
+    set_size += std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
+  const int options = h.extended_plain ? 2 : 1;
+  size_t sets = 0;
+  for (const FastEvent& fe : fast_table_) sets += fe.plan && fe.body == FastEvent::kStatic;
+  static_slots_.assign(h.enabled ? sets * options * set_size : 0, kAbsent);
+  uint64_t* next = static_slots_.data();
+  for (const FastEvent& fe : fast_table_) {
+    if (!fe.plan) continue;
+    for (int option = 0; option < 2; ++option) {
+      StaticLayout& l = static_layouts_[size_t{fe.plan->index} * 2 + option];
+      l.plan = fe.plan;
+      if (!h.enabled || fe.body != FastEvent::kStatic || option >= options) continue;
+      uint64_t* scope_slots[kNumScopes] = {};
+      for (int s = 2; s < kNumScopes; ++s) {
+        scope_slots[s] = next;
+        l.slots[s - 2] = next;
+        next += std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
+      }
+      // As DecodeEvent's static path writes them, less the header start.
+      uint64_t* header = scope_slots[static_cast<int>(Scope::kEventHeader)];
+      header[0] = 0;
+      header[h.compact_slot] = option == 0 ? h.compact_at : kAbsent;
+      header[h.extended_slot] = option == 1 ? h.extended_at : kAbsent;
+      const uint64_t body = option == 0 ? h.compact_end : h.extended_end;
+      for (unsigned i = 0; i < fe.num_parts; ++i) {
+        for (int s = 3; s < kNumScopes; ++s) {
+          if (fe.parts[i].slot == slots_[s].data()) scope_slots[s][0] = body + fe.parts[i].bits;
+        }
+      }
+    }
+  }
 }
 
 bool StreamCursor::DecodeEvent() {

@@ -88,6 +88,34 @@ class alignas(64) StreamCursor {
   // Slots of event().slots[scope] in use; the array holds at least kMinSlotArray.
   size_t num_slots(int scope) const { return slot_counts_[scope]; }
   static constexpr size_t kMinSlotArray = 4;
+  // An event class's layout under the LTTng header when its body is static
+  // (FastEvent::kStatic): the slots of the event header, stream event context, event
+  // context and payload, relative to the header's start, for one header option. Such an
+  // event is then known by its start alone: the decoding pipeline hands it over that way
+  // (Event::slot_base) instead of copying its slots.
+  struct StaticLayout {
+    const EventPlan* plan = nullptr;
+    const uint64_t* slots[4] = {};  // null when the class's body is not static
+  };
+  // Indexed by EventPlan::index * 2 + option (0 compact, 1 extended); `plan` is set for
+  // every class of the stream's class. Empty before the first packet; never moves after.
+  const StaticLayout* static_layouts() const { return static_layouts_.data(); }
+  // For the record Next() just returned: (header start in bits) << 1 | option when its
+  // slots are its class's StaticLayout plus that start, else kNoStaticLayout. Asked here
+  // rather than noted by the per-event path, which would cost the inline read a store per
+  // event (2%): a class of static body has that layout whichever path decoded it, the
+  // alignments being static.
+  uint64_t static_layout() const {
+    if (event_.kind != Event::Kind::kEvent || !lttng_.enabled) return kNoStaticLayout;
+    const uint64_t option = header_slots_[lttng_.compact_slot] == kAbsent;
+    const StaticLayout& l = static_layouts_[size_t{event_.plan->index} * 2 + option];
+    return l.slots[0] ? header_slots_[0] << 1 | option : kNoStaticLayout;
+  }
+  static constexpr uint64_t kNoStaticLayout = ~uint64_t{0};
+  uint32_t class_base() const { return class_base_; }
+  // What the timestamp adds to the clock value when it is a plain sum (a 1 GHz clock, no
+  // transform, no clamp): the pipeline checks that sum and then need not carry the value.
+  uint64_t clock_offset_ns() const { return clock_offset_ns_; }
   // File offset of the packet being decoded (bytes_consumed): events handed on so far lie in
   // packets at or after the one this named when they were decoded.
   uint64_t packet_offset() const { return packet_offset_; }
@@ -118,6 +146,8 @@ class alignas(64) StreamCursor {
   bool DecodeEventGeneric();
   // Sets up the fast path's tables once the stream class is known.
   void PrepareFastPath();
+  // Fills static_layouts_ (after the fast table, from its kStatic entries).
+  void PrepareStaticLayouts();
   // The body walk of a kWalk event after the fast header.
   bool WalkBody(const EventPlan* ep, uint64_t* pos);
   struct FastEvent;
@@ -227,6 +257,8 @@ class alignas(64) StreamCursor {
   uint64_t num_fast_events_ = 0;
   LttngHeader lttng_;
   std::vector<FastEvent> fast_table_;
+  std::vector<StaticLayout> static_layouts_;
+  std::vector<uint64_t> static_slots_;  // the StaticLayouts' slots
   std::vector<Step> steps_;
 
   const Trace* trace_;
