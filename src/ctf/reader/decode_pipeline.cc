@@ -333,10 +333,13 @@ const DecodedEvent kPastEveryRecord{.timestamp = UINT64_MAX, .class_index = 0, .
 // bound).
 template <size_t P>
 void MergeTreeRun(const MergeHead* h, size_t n, const DecodedEvent* const* next, uint32_t* out,
-                  size_t count) {
+                  const DecodedEvent** records, size_t count) {
   std::array<const DecodedEvent*, P> leaves;
   for (size_t i = 0; i < P; ++i) leaves[i] = i < n ? next[h[i].stream] : &kPastEveryRecord;
-  MergeTree<P>(leaves, count, [&](size_t leaf, const DecodedEvent*) { *out++ = h[leaf].stream; });
+  MergeTree<P>(leaves, count, [&](size_t leaf, const DecodedEvent* r) {
+    *out++ = h[leaf].stream;
+    *records++ = r;
+  });
 }
 
 // Merges a run whose streams have their heads in h[0..N), sorted: `count` events, the
@@ -344,10 +347,12 @@ void MergeTreeRun(const MergeHead* h, size_t n, const DecodedEvent* const* next,
 // there is either a later record or the batch's sentinel, so the loop needs no bounds:
 // it is a fixed number of branchless passes.
 template <size_t N>
-void MergeSortedRun(MergeHead* h, const DecodedEvent** next, uint32_t* out, size_t count) {
+void MergeSortedRun(MergeHead* h, const DecodedEvent** next, uint32_t* out,
+                    const DecodedEvent** records, size_t count) {
   for (size_t k = 0; k < count; ++k) {
     const uint32_t s = h[0].stream;
     out[k] = s;
+    records[k] = next[s];
     const DecodedEvent* e = next[s] + 1;
     next[s] = e;
     h[0].ts = e->timestamp;
@@ -355,7 +360,8 @@ void MergeSortedRun(MergeHead* h, const DecodedEvent** next, uint32_t* out, size
   }
 }
 
-using MergeSortedRunFn = void (*)(MergeHead*, const DecodedEvent**, uint32_t*, size_t);
+using MergeSortedRunFn = void (*)(MergeHead*, const DecodedEvent**, uint32_t*, const DecodedEvent**,
+                                  size_t);
 template <size_t... N>
 constexpr std::array<MergeSortedRunFn, sizeof...(N)> MergeSortedRunTable(
     std::index_sequence<N...>) {
@@ -445,6 +451,7 @@ size_t DecodePipeline::MergeCountedRun() {
     heads_.push_back({first->timestamp, s});
   }
   if (order_.size() < total) order_.resize(total);
+  if (records_.size() < total) records_.resize(total);
   // Past its part of the run, each stream holds a record after the horizon, or its batch's
   // end marker at UINT64_MAX: the bound both merges below rely on. The tree's step
   // recomputes every node, which beyond 4 streams costs more than the sorted heads' pass
@@ -454,11 +461,12 @@ size_t DecodePipeline::MergeCountedRun() {
   // interleaved runs, 2026-11-27).
   if (heads_.size() <= 4) {  // heads_ is in stream order: the tree's leaf order
     const auto run = heads_.size() <= 2 ? MergeTreeRun<2> : MergeTreeRun<4>;
-    run(heads_.data(), heads_.size(), run_next_.data(), order_.data(), total);
+    run(heads_.data(), heads_.size(), run_next_.data(), order_.data(), records_.data(), total);
     return total;
   }
   std::sort(heads_.begin(), heads_.end());
-  kMergeSortedRun[heads_.size()](heads_.data(), run_next_.data(), order_.data(), total);
+  kMergeSortedRun[heads_.size()](heads_.data(), run_next_.data(), order_.data(), records_.data(),
+                                 total);
   return total;
 }
 
@@ -499,7 +507,11 @@ size_t DecodePipeline::MergeHeapRun() {
   size_t k = 0;
   while (n > 0) {
     const uint32_t s = h[0].stream;
-    if (k == order_.size()) order_.resize(std::max<size_t>(1024, 2 * k));
+    if (k == order_.size()) {
+      order_.resize(std::max<size_t>(1024, 2 * k));
+      records_.resize(order_.size());
+    }
+    records_[k] = run_next_[s];
     order_[k++] = s;
     if (--run_left_[s] == 0) [[unlikely]] {
       const DecodedBatch& batch = *streams_[s]->batch_;
@@ -533,9 +545,8 @@ void BufferedStream::LoadPacket() {
   event_.slots[1] = event_.slots[0] + b.packet_header_slots;
 }
 
-void BufferedStream::Load(uint32_t i) {
+void BufferedStream::Load(uint32_t i, const DecodedEvent& d) {
   const DecodedBatch& b = *batch_;
-  const DecodedEvent& d = b.events[i];
   if (i == next_packet_event_) [[unlikely]]
     LoadPacket();
   event_.timestamp = d.timestamp;

@@ -109,7 +109,9 @@ const Event* EventReader::NextSlow() {
   run_.pos = 0;
   run_.size = pipeline_->MergeNextRun(&run_.order, &status_);
   if (run_.size == 0) return nullptr;
-  return run_.streams[run_.order[run_.pos++]]->Take();
+  run_.records = pipeline_->run_records();
+  const size_t k = run_.pos++;
+  return run_.streams[run_.order[k]]->Take(run_.records[k]);
 }
 
 const Event* EventReader::Start() {

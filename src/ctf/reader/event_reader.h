@@ -74,8 +74,10 @@ class alignas(64) EventReader {
         return Merge(current_->event().timestamp);
       return StreamEnded();
     }
-    if (run_.pos < run_.size) [[likely]]  // decoding on threads: the merged run
-      return run_.streams[run_.order[run_.pos++]]->Take();
+    if (run_.pos < run_.size) [[likely]] {  // decoding on threads: the merged run
+      const size_t k = run_.pos++;
+      return run_.streams[run_.order[k]]->Take(run_.records[k]);
+    }
     return NextSlow();
   }
   const Status& status() const { return status_; }
@@ -142,6 +144,7 @@ class alignas(64) EventReader {
   struct alignas(64) Run {
     BufferedStream* const* streams = nullptr;
     const uint32_t* order = nullptr;
+    const DecodedEvent* const* records = nullptr;
     size_t pos = 0, size = 0;
   } run_;
   std::vector<BufferedStream*> buffered_;
