@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "base/clock_transform.h"
 #include "ctf/reader/event_reader.h"
 #include "ctf/writer/ctf_writer.h"
 #include "support/merge_traces.h"
@@ -77,9 +78,11 @@ struct Read {
   uint64_t consumed = 0;
 };
 
-Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t batch_events = 0) {
+Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t batch_events = 0,
+             const ClockTransform* transform = nullptr) {
   Read r;
   ReaderOptions o;
+  if (transform) o.clock_transform = [&](const Trace&) { return *transform; };
   o.decode_threads = threads;
   o.decode_batch_events = batch_events;
   auto reader = EventReader::Open(dirs, o);
@@ -117,6 +120,26 @@ TEST(DecodePipelineTest, TheSharedTracesReadTheSame) {
   for (const char* t :
        {"lttng/bug446190", "lttng/hello-lost", "lttng/many-threads", "lttng/memory", "perf-sched"})
     ExpectSameWithThreads({testing::TestTrace(t)}, 10);
+}
+
+// Under a clock transform the timestamp is no longer the clock value plus the clock's
+// offset: the pipeline must carry each event's clock value instead of deriving it.
+TEST(DecodePipelineTest, TransformedClocksReadTheSame) {
+  const std::string dir = testing::TestTrace("lttng/many-threads");
+  const ClockTransform drift = ClockTransform::FromLine(1.0001L, -50.0L, 0);
+  const Read plain = ReadAll({dir}, 0);
+  const Read inline_read = ReadAll({dir}, 0, 0, &drift);
+  ASSERT_GE(inline_read.events.size(), 1000u);
+  ASSERT_EQ(plain.events.size(), inline_read.events.size());
+  EXPECT_NE(plain.events.back(), inline_read.events.back()) << "the transform changed nothing";
+  for (uint32_t batch : {0u, 7u}) {
+    SCOPED_TRACE(fmt::format("batches of {} events", batch));
+    const Read r = ReadAll({dir}, 1, batch, &drift);
+    EXPECT_EQ(r.status, inline_read.status);
+    ASSERT_EQ(r.events.size(), inline_read.events.size());
+    for (size_t i = 0; i < r.events.size(); ++i)
+      ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
+  }
 }
 
 // Many small packets and many batches per stream, discarded events, strings and sequences
