@@ -229,7 +229,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
   };
   uint32_t n = 0;
   for (; n < batch_events_; ++n) {
-    if (!c.Next()) {
+    if (!c.NextNotingLayout()) {
       b.last = true;
       b.status = c.status();
       break;

@@ -680,6 +680,7 @@ bool StreamCursor::DecodeEvent() {
   }
   // The header is never empty here (compact.size > 0, extended_end > extended_at), so the
   // event made progress.
+  static_start_ = base;  // NextNotingLayout: PrepareStaticLayouts made this layout
   Finish(ep, class_index, pos, clock);
   return true;
 }
