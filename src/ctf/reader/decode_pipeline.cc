@@ -318,6 +318,9 @@ bool BufferedStream::NextBatch() {
     count_ = batch_->count;
     packet_ = UINT32_MAX;
     next_packet_event_ = 0;
+    layouts_ = batch_->layouts;
+    class_base_ = batch_->class_base;
+    clock_offset_ns_ = batch_->clock_offset_ns;
     if (count_ > 0) return true;
   }
 }
@@ -546,7 +549,6 @@ void BufferedStream::LoadPacket() {
 }
 
 void BufferedStream::Load(uint32_t i, const DecodedEvent& d) {
-  const DecodedBatch& b = *batch_;
   if (i == next_packet_event_) [[unlikely]]
     LoadPacket();
   event_.timestamp = d.timestamp;
@@ -554,17 +556,22 @@ void BufferedStream::Load(uint32_t i, const DecodedEvent& d) {
   const uint32_t at = d.where & kWhereMask;
   constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
   if (kind <= kStaticExtended) [[likely]] {
-    const StreamCursor::StaticLayout& l = b.layouts[(d.class_index - b.class_base) * 2 + kind];
+    const StreamCursor::StaticLayout& l = layouts_[(d.class_index - class_base_) * 2 + kind];
+    // Read before any store: event_'s members might alias the layout for all the compiler
+    // knows, which costs a test and a second copy of the stores.
+    const EventPlan* plan = l.plan;
+    const uint64_t* slots[4] = {l.slots[0], l.slots[1], l.slots[2], l.slots[3]};
     event_.kind = Event::Kind::kEvent;
-    event_.plan = l.plan;
+    event_.plan = plan;
     event_.class_index = d.class_index;
-    event_.cycles = d.timestamp - b.clock_offset_ns;
+    event_.cycles = d.timestamp - clock_offset_ns_;
     for (int s = 0; s < 4; ++s) {
-      event_.slots[kHeader + s] = l.slots[s];
+      event_.slots[kHeader + s] = slots[s];
       event_.slot_base[kHeader + s] = at;
     }
     return;
   }
+  const DecodedBatch& b = *batch_;
   const DecodedExtra& x = b.extras[at];
   for (int s = 0; s < 4; ++s) event_.slot_base[kHeader + s] = 0;
   const uint64_t* slot = b.slots.data() + x.slot_begin;

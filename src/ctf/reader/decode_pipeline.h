@@ -67,6 +67,10 @@ class alignas(64) BufferedStream {
   uint32_t index_ = 0, count_ = 0;
   uint32_t packet_ = UINT32_MAX;    // index in batch_ of the packet event_ points into
   uint32_t next_packet_event_ = 0;  // the event that starts the batch's next packet
+  // batch_'s (layouts, class_base, clock_offset_ns), beside the rest of Load's state.
+  const StreamCursor::StaticLayout* layouts_ = nullptr;
+  uint32_t class_base_ = 0;
+  uint64_t clock_offset_ns_ = 0;
   uint64_t bytes_consumed_ = 0;
   bool ended_ = false;
   Status status_;
