@@ -14,7 +14,7 @@ namespace causeway::ctf {
 // wrote them to the one that merges, and that costs by the byte (a ring of 16-byte
 // records: 2.1 ns a record from core to core against 1.0 within one, 40 bytes 5.2 ns,
 // 72 bytes 9.4 ns; 20 M records, 4096 to a batch, 2026-11-27). An event whose layout
-// is static under the LTTng header (StreamCursor::static_layout), and whose clock value
+// is static under the LTTng header (StreamCursor::static_start), and whose clock value
 // is its timestamp less the stream's clock offset, is handed over as its header start
 // alone; any other record keeps its clock value and slots in DecodedBatch::extras.
 struct DecodedEvent {
@@ -260,10 +260,10 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
       slot = CopySlots(slot, e.slots[1], b.packet_context_slots);
     }
     // The common case: 16 bytes and nothing else.
-    const uint64_t layout = c.static_layout();
-    if (layout < (uint64_t{1} << (kWhereShift + 1)) && e.timestamp == e.cycles + clock_offset)
-        [[likely]] {
-      d.where = static_cast<uint32_t>(((layout & 1) << kWhereShift) | (layout >> 1));
+    // (kNoStaticLayout fails the first test.)
+    const uint64_t start = c.static_start();
+    if (start <= kWhereMask && e.timestamp == e.cycles + clock_offset) [[likely]] {
+      d.where = c.static_option() << kWhereShift | static_cast<uint32_t>(start);
       continue;
     }
     reserve(per_event_max);

@@ -65,7 +65,7 @@ class alignas(64) StreamCursor {
       return DecodeEvent() || FailDecode();
     return NextSlow();
   }
-  // As Next(), and notes static_layout() for the record it returns.
+  // As Next(), and notes static_start() for the record it returns.
   bool NextNotingLayout() {
     static_start_ = kNoStaticLayout;
     if (pos_ < fast_end_) [[likely]]
@@ -107,18 +107,17 @@ class alignas(64) StreamCursor {
   // Indexed by EventPlan::index * 2 + option (0 compact, 1 extended); `plan` is set for
   // every class of the stream's class. Empty before the first packet; never moves after.
   const StaticLayout* static_layouts() const { return static_layouts_.data(); }
-  // For the record NextNotingLayout() just returned: (header start in bits) << 1 | option
-  // when the decoder's static path decoded it (its slots are then its class's StaticLayout
-  // plus that start), else kNoStaticLayout. The static path notes the start with one store
-  // rather than the class being looked up here afterwards (about 20 instructions per event:
-  // with one decoding thread 573 against 547 M instructions on a 60 MB 4-CPU trace; the
-  // inline read 307 against 309 M, callgrind). An event of a static class that the generic
-  // path decodes (in a packet's last 8 bytes) has none: the pipeline copies its slots.
-  uint64_t static_layout() const {
-    if (static_start_ == kNoStaticLayout) return kNoStaticLayout;
-    // Only a plain extended option reaches the static path (PrepareFastPath).
-    return static_start_ << 1 | (header_slots_[lttng_.compact_slot] == kAbsent);
-  }
+  // For the record NextNotingLayout() just returned: its header start in bits when the
+  // decoder's static path decoded it (its slots are then its class's StaticLayout for
+  // header option static_option(), plus that start), else kNoStaticLayout. The static path
+  // notes the start with one store rather than the class being looked up here afterwards
+  // (about 20 instructions per event: with one decoding thread 573 against 547 M
+  // instructions on a 60 MB 4-CPU trace; the inline read 307 against 309 M, callgrind). An
+  // event of a static class that the generic path decodes (in a packet's last 8 bytes) has
+  // none: the pipeline copies its slots.
+  uint64_t static_start() const { return static_start_; }
+  // Only a plain extended option reaches the static path (PrepareFastPath).
+  uint32_t static_option() const { return header_slots_[lttng_.compact_slot] == kAbsent; }
   static constexpr uint64_t kNoStaticLayout = ~uint64_t{0};
   uint32_t class_base() const { return class_base_; }
   // What the timestamp adds to the clock value when it is a plain sum (a 1 GHz clock, no
@@ -150,7 +149,7 @@ class alignas(64) StreamCursor {
   }
   // The per-event fast path (LTTng header, table lookup, fixed-layout body); anything it
   // does not cover goes to DecodeEventGeneric, which starts over from pos_. Its static
-  // path notes the event's static_layout().
+  // path notes the event's static_start().
   bool DecodeEvent();
   bool DecodeEventGeneric();
   // Sets up the fast path's tables once the stream class is known.
