@@ -122,6 +122,55 @@ TEST(DecodePipelineTest, TheSharedTracesReadTheSame) {
     ExpectSameWithThreads({testing::TestTrace(t)}, 10);
 }
 
+// The pipeline hands an event the decoder's static path decoded over as its header start
+// alone (StreamCursor::static_start): its class's StaticLayout plus that start must give
+// the slots the cursor wrote: every header slot, and each other event scope's first (past
+// it, slots anchor array elements, which the formatter sets as it walks them).
+TEST(DecodePipelineTest, StaticStartGivesTheCursorsSlots) {
+  size_t static_events = 0, other_records = 0;
+  for (const char* t : {"lttng/bug446190", "lttng/hello-lost", "lttng/many-threads", "lttng/memory",
+                        "perf-sched"}) {
+    ReaderOptions o;
+    o.decode_threads = 0;
+    auto reader = EventReader::Open({testing::TestTrace(t)}, o);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    const Status status = (*reader)->ScanUnordered(1, [&](unsigned, StreamCursor& c) {
+      while (c.NextNotingLayout()) {
+        const Event& e = c.event();
+        const uint64_t start = c.static_start();
+        if (start == StreamCursor::kNoStaticLayout) {
+          ++other_records;
+          continue;
+        }
+        ++static_events;
+        ASSERT_EQ(e.kind, Event::Kind::kEvent) << t;
+        const StreamCursor::StaticLayout& l =
+            c.static_layouts()[(e.class_index - c.class_base()) * 2 + c.static_option()];
+        ASSERT_EQ(l.plan, e.plan) << t;
+        const size_t counts[] = {c.num_slots(2), c.num_slots(3), e.plan->context.num_slots,
+                                 e.plan->payload.num_slots};
+        for (int i = 0; i < 4; ++i) {
+          ASSERT_NE(l.slots[i], nullptr) << t << " " << e.name();
+          for (size_t k = 0; k < (i == 0 ? counts[i] : std::min<size_t>(counts[i], 1)); ++k) {
+            const uint64_t rel = l.slots[i][k];
+            ASSERT_EQ(rel == kAbsent ? kAbsent : rel + start, e.slots[i + 2][k])
+                << t << " " << e.name() << " t=" << e.timestamp << " scope " << i + 2 << " slot "
+                << k;
+          }
+        }
+      }
+    });
+    // hello-lost ends in a truncated packet: its error is expected, the rest is read.
+    if (std::string(t) != "lttng/hello-lost") {
+      EXPECT_TRUE(status.ok()) << t << ": " << status.ToString();
+    }
+  }
+  // Both kinds occur: static events, and discarded records, events after one, events in a
+  // packet's last bytes and classes with variable bodies (UST strings).
+  EXPECT_GT(static_events, 1000u);
+  EXPECT_GT(other_records, 1000u);
+}
+
 // Under a clock transform the timestamp is no longer the clock value plus the clock's
 // offset: the pipeline must carry each event's clock value instead of deriving it.
 TEST(DecodePipelineTest, TransformedClocksReadTheSame) {
