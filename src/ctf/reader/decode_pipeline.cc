@@ -227,6 +227,8 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
     slot = b.slots.data() + used;
     slots_end = b.slots.data() + b.slots.size();
   };
+  // Not re-read from the vector per event: the slot stores below might alias it.
+  DecodedEvent* const records = b.events.data();
   uint32_t n = 0;
   for (; n < batch_events_; ++n) {
     if (!c.NextNotingLayout()) {
@@ -235,7 +237,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
       break;
     }
     const Event& e = c.event();
-    DecodedEvent& d = b.events[n];
+    DecodedEvent& d = records[n];
     d.timestamp = e.timestamp;
     d.class_index = e.class_index;
     if (e.data != packet_data) [[unlikely]] {
@@ -338,9 +340,14 @@ template <size_t P>
 void MergeTreeRun(const MergeHead* h, size_t n, const DecodedEvent* const* next, uint32_t* out,
                   const DecodedEvent** records, size_t count) {
   std::array<const DecodedEvent*, P> leaves;
-  for (size_t i = 0; i < P; ++i) leaves[i] = i < n ? next[h[i].stream] : &kPastEveryRecord;
+  // A local copy: the stores to out might alias h for all the compiler knows.
+  std::array<uint32_t, P> stream_of_leaf{};
+  for (size_t i = 0; i < P; ++i) {
+    leaves[i] = i < n ? next[h[i].stream] : &kPastEveryRecord;
+    if (i < n) stream_of_leaf[i] = h[i].stream;
+  }
   MergeTree<P>(leaves, count, [&](size_t leaf, const DecodedEvent* r) {
-    *out++ = h[leaf].stream;
+    *out++ = stream_of_leaf[leaf];
     *records++ = r;
   });
 }
