@@ -113,7 +113,7 @@ class alignas(64) StreamCursor {
   // notes the start with one store rather than the class being looked up here afterwards
   // (about 20 instructions per event: with one decoding thread 573 against 547 M
   // instructions on a 60 MB 4-CPU trace; the inline read 307 against 309 M, callgrind). An
-  // event of a static class that the generic path decodes (in a packet's last 8 bytes) has
+  // event of a static class that the generic path decodes (say, in a packet's last 8 bytes) has
   // none: the pipeline copies its slots.
   uint64_t static_start() const { return static_start_; }
   // Only a plain extended option reaches the static path (PrepareFastPath).
