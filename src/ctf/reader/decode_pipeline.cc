@@ -587,7 +587,7 @@ void BufferedStream::Load(uint32_t i, const DecodedEvent& d) {
   event_.slots[kHeader + 1] = slot;
   slot += b.stream_event_context_slots;
   if (kind == kCopied) [[likely]] {
-    const EventPlan* plan = b.layouts[(d.class_index - b.class_base) * 2].plan;
+    const EventPlan* plan = layouts_[(d.class_index - class_base_) * 2].plan;
     event_.kind = Event::Kind::kEvent;
     event_.plan = plan;
     event_.class_index = d.class_index;
