@@ -10,22 +10,19 @@
 
 namespace causeway::ctf {
 
-// One event as a worker decoded it, in 16 bytes: the records cross from the core that
-// wrote them to the one that merges, and that costs by the byte (a ring of 16-byte
-// records: 2.1 ns a record from core to core against 1.0 within one, 40 bytes 5.2 ns,
-// 72 bytes 9.4 ns; 20 M records, 4096 to a batch, 2026-11-27). An event whose layout
-// is static under the LTTng header (StreamCursor::static_start), and whose clock value
-// is its timestamp less the stream's clock offset, is handed over as its header start
-// alone; any other record keeps its clock value and slots in DecodedBatch::extras.
-struct DecodedEvent {
-  uint64_t timestamp;
-  uint32_t class_index;  // a kDiscarded record: 0
-  uint32_t where;        // kind << kWhereShift | (header start in bits, or index in extras)
-};
+// One event as a worker decoded it (DecodedEvent, StreamCursor::Record), in 16 bytes: the
+// records cross from the core that wrote them to the one that merges, and that costs by
+// the byte (a ring of 16-byte records: 2.1 ns a record from core to core against 1.0
+// within one, 40 bytes 5.2 ns, 72 bytes 9.4 ns; 20 M records, 4096 to a batch,
+// 2026-11-27). An event whose layout is static under the LTTng header
+// (StreamCursor::static_start), and whose clock value is its timestamp less the stream's
+// clock offset, is handed over as its header start alone; any other record keeps its
+// clock value and slots in DecodedBatch::extras. `where` is kind << kWhereShift | (header
+// start in bits, or index in extras); a kDiscarded record has class_index 0.
 static_assert(sizeof(DecodedEvent) == 16);
 enum RecordKind : uint32_t { kStaticCompact = 0, kStaticExtended = 1, kCopied = 2, kLost = 3 };
-constexpr uint32_t kWhereShift = 30;
-constexpr uint32_t kWhereMask = (uint32_t{1} << kWhereShift) - 1;
+constexpr uint32_t kWhereShift = StreamCursor::kStartShift;
+constexpr uint32_t kWhereMask = StreamCursor::kStartMask;
 
 // A record of kind kCopied or kLost. Its scopes' slot values follow each other in
 // DecodedBatch::slots from slot_begin: event header, stream event context (the stream's
@@ -266,6 +263,9 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
     const uint64_t start = c.static_start();
     if (start <= kWhereMask && e.timestamp == e.cycles + clock_offset) [[likely]] {
       d.where = c.static_option() << kWhereShift | static_cast<uint32_t>(start);
+      // The events that follow in the same shape, decoded by a loop that writes only
+      // their records.
+      n += c.NextStaticRun(records + n + 1, batch_events_ - n - 1);
       continue;
     }
     reserve(per_event_max);

@@ -33,7 +33,7 @@
 namespace causeway::ctf {
 
 class DecodePipeline;
-struct DecodedEvent;
+using DecodedEvent = StreamCursor::Record;
 
 // One stream as the merge sees it: its current batch of decoded events, each returned as
 // the Event view the cursor would have given (same fields, same errors at the same point).
@@ -144,8 +144,8 @@ class DecodePipeline {
   std::vector<uint32_t> live_;
   std::vector<uint32_t> order_;
   std::vector<const DecodedEvent*> records_;
-  std::vector<uint32_t> run_left_;  // MergeHeapRun, per stream: events left in its batch
-  std::vector<const struct DecodedEvent*> run_next_;  // per stream: its next record
+  std::vector<uint32_t> run_left_;             // MergeHeapRun, per stream: events left in its batch
+  std::vector<const DecodedEvent*> run_next_;  // per stream: its next record
   std::vector<MergeHead> heads_;
   // MergeHeapRun's heap, heads_[0..heap_size_), when heap_valid_; heap_top_refilled_: the
   // last run ended with the top stream's batch, which has been replaced since.

@@ -556,6 +556,36 @@ void StreamCursor::PrepareFastPath() {
   fast_events_ = fast_table_.data();
   num_fast_events_ = fast_table_.size();
   PrepareStaticLayouts();
+  PrepareRunTable();
+}
+
+void StreamCursor::PrepareRunTable() {
+  const LttngHeader& h = lttng_;
+  run_end_.clear();
+  run_step_.clear();
+  // The loop counts header starts in bytes: the root alignment must be whole bytes.
+  if (!h.enabled || !clock_is_ns_ || h.id_mask >= kMaxRunTags || (h.root_mask & 7) != 7) return;
+  run_end_.assign(h.id_mask + 1, kNotInRun);
+  run_step_.assign(h.id_mask + 1, 0);
+  for (uint64_t tag = 0; tag <= h.id_mask; ++tag) {
+    // Tested in DecodeEvent's order: the compact range first.
+    if (tag - h.compact_lo > h.compact_span) {
+      if (tag - h.extended_lo <= h.extended_span) run_end_[tag] = kExtendedTag;
+      continue;
+    }
+    // Compact ids past the table are not declared: left to Next(), which reports them.
+    if (tag >= fast_table_.size()) continue;
+    const FastEvent& fe = fast_table_[tag];
+    const uint64_t end_bits = h.compact_end + fe.body_bits;
+    // An event this large is left to Next(), which reports it or decodes it.
+    if (!fe.plan || fe.body != FastEvent::kStatic || end_bits > kStartMask) continue;
+    run_end_[tag] = end_bits;
+    run_step_[tag] = uint64_t{fe.class_index} << 32 | AlignUp(end_bits, h.root_mask + 1) / 8;
+  }
+  // LTTng's `event_header_compact`: a 5-bit id (31 for the extended option), a 27-bit
+  // timestamp, byte-aligned.
+  run_lttng_compact_ = h.id_mask == 31 && h.ts_shift == 5 && h.ts_mask == (uint64_t{1} << 27) - 1 &&
+                       h.root_mask == 7;
 }
 
 void StreamCursor::PrepareStaticLayouts() {
@@ -683,6 +713,91 @@ bool StreamCursor::DecodeEvent() {
   static_start_ = base;  // NextNotingLayout: PrepareStaticLayouts made this layout
   Finish(ep, class_index, pos, clock);
   return true;
+}
+
+uint32_t StreamCursor::NextStaticRun(Record* out, uint32_t max) {
+  // Only after an event decoded in this packet, as Finish left it: the last timestamp is
+  // the clock value plus the offset (nothing clamped; see StaticRunLoop).
+  if (pos_ >= fast_end_ || run_end_.empty() || content_end_ < 64 ||
+      last_ts_ != clock_ + clock_offset_ns_)
+    return 0;
+  return run_lttng_compact_ ? StaticRunLoop<true>(out, max) : StaticRunLoop<false>(out, max);
+}
+
+template <bool kLttngCompact>
+uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
+  // The same tests as DecodeEvent's static path, on locals, so that the records are the
+  // only stores. Out of line: called once per run, it gets the registers to itself.
+  const LttngHeader& h = lttng_;
+  const uint64_t end = content_end_;
+  // The last header start, in bytes: 8 bytes of header must be there to read (as in
+  // DecodeEvent), and the start must fit a record.
+  const uint64_t limit = std::min<uint64_t>(end - 64, kStartMask) / 8;
+  const uint8_t* const data = data_;
+  const uint64_t* const run_end = run_end_.data();
+  const uint64_t* const run_step = run_step_.data();
+  const uint64_t offset = clock_offset_ns_;
+  const uint64_t root_mask = kLttngCompact ? 7 : h.root_mask;
+  const uint64_t id_mask = kLttngCompact ? 31 : h.id_mask;
+  const uint64_t ts_mask = kLttngCompact ? (uint64_t{1} << 27) - 1 : h.ts_mask;
+  const uint32_t ts_shift = kLttngCompact ? 5 : h.ts_shift;
+  uint64_t pos = pos_, clock = clock_;
+  // Header starts are aligned, so each one is the last plus the last event's size rounded
+  // up, precomputed per tag: no alignment on the path from one header to the next.
+  uint64_t start = ((pos + root_mask) & ~root_mask) / 8;  // bytes
+  Record* o = out;
+  Record* const out_end = out + max;
+  for (; o != out_end && start <= limit; ++o) {
+    uint64_t w;
+    std::memcpy(&w, data + start, 8);
+    const uint64_t tag = w & id_mask;
+    const uint64_t start_bits = start * 8;
+    const uint64_t end_bits = run_end[tag];
+    uint64_t c, event_end, next_start, ts;
+    uint32_t class_index, option;
+    if (end_bits != kExtendedTag) [[likely]] {
+      // kNotInRun fails the end test below.
+      event_end = start_bits + end_bits;
+      const uint64_t step = run_step[tag];
+      next_start = start + static_cast<uint32_t>(step);
+      class_index = static_cast<uint32_t>(step >> 32);
+      option = 0;
+      // The clock's low bits are the field; the field wrapped when it is below them. As a
+      // difference modulo the field's range: 3 operations, no select.
+      c = clock + ((((w >> ts_shift) & ts_mask) - clock) & ts_mask);
+      ts = c + offset;
+      // The last timestamp is clock + offset and c >= clock, so this timestamp is earlier
+      // (and Next() would clamp it) exactly when the sum wraps around; a sum that wrapped
+      // before this event also stops the run here, which costs only the run.
+      if (ts < offset) break;
+    } else {
+      event_end = start_bits + h.extended_end;
+      if (event_end > end) break;
+      uint32_t id;
+      std::memcpy(&id, data + start + h.extended_id_byte, 4);
+      std::memcpy(&c, data + start + h.extended_ts_byte, 8);
+      if (id >= num_fast_events_) break;
+      const FastEvent& fe = fast_events_[id];
+      if (fe.body != FastEvent::kStatic) break;
+      class_index = fe.class_index;
+      event_end += fe.body_bits;
+      next_start = ((event_end + root_mask) & ~root_mask) / 8;
+      option = 1;
+      ts = c + offset;
+      if (ts < clock + offset) break;  // the last timestamp: Next() would clamp this one
+    }
+    if (event_end > end) break;
+    *o = {ts, class_index, option << kStartShift | static_cast<uint32_t>(start_bits)};
+    pos = event_end;
+    start = next_start;
+    clock = c;
+  }
+  const auto n = static_cast<uint32_t>(o - out);
+  pos_ = pos;
+  clock_ = clock;
+  last_ts_ = clock + offset;
+  events_ += n;
+  return n;
 }
 
 bool StreamCursor::AppendSteps(const ScopePlan& plan, uint64_t* slots, std::vector<Step>* steps) {

@@ -119,6 +119,25 @@ class alignas(64) StreamCursor {
   // Only a plain extended option reaches the static path (PrepareFastPath).
   uint32_t static_option() const { return header_slots_[lttng_.compact_slot] == kAbsent; }
   static constexpr uint64_t kNoStaticLayout = ~uint64_t{0};
+  // One event in 16 bytes: what the decoding pipeline hands between threads, and what
+  // NextStaticRun writes.
+  struct Record {
+    uint64_t timestamp;
+    uint32_t class_index;
+    // For an event of static layout: static_option() << kStartShift | static_start(). The
+    // pipeline gives the other kinds of record its own values at and above 2 << kStartShift.
+    uint32_t where;
+  };
+  static constexpr uint32_t kStartShift = 30;
+  static constexpr uint32_t kStartMask = (uint32_t{1} << kStartShift) - 1;
+  // Decodes up to `max` more events of the current packet into `out`, as long as each is
+  // one NextNotingLayout() would decode on its static path with a timestamp that is its
+  // clock value plus clock_offset_ns() and no earlier than the last (nothing clamped), and
+  // starts at most kStartMask bits into the packet; returns how many, 0 at the first that
+  // is not (which Next() then decodes as usual, with its errors). The loop keeps the
+  // cursor's position and clock in registers and writes nothing but the records: event()
+  // and the header slots are left as they were, and stats() counts the events.
+  [[gnu::noinline]] uint32_t NextStaticRun(Record* out, uint32_t max);
   uint32_t class_base() const { return class_base_; }
   // What the timestamp adds to the clock value when it is a plain sum (a 1 GHz clock, no
   // transform, no clamp): the pipeline checks that sum and then need not carry the value.
@@ -156,6 +175,8 @@ class alignas(64) StreamCursor {
   void PrepareFastPath();
   // Fills static_layouts_ (after the fast table, from its kStatic entries).
   void PrepareStaticLayouts();
+  // Fills run_table_ (after the fast table) for NextStaticRun.
+  void PrepareRunTable();
   // The body walk of a kWalk event after the fast header.
   bool WalkBody(const EventPlan* ep, uint64_t* pos);
   struct FastEvent;
@@ -267,6 +288,25 @@ class alignas(64) StreamCursor {
   LttngHeader lttng_;
   std::vector<FastEvent> fast_table_;
   std::vector<StaticLayout> static_layouts_;
+  // NextStaticRun's tables, indexed by every tag the id field can hold (at most
+  // kMaxRunTags): what the loop needs from the fast table, 8 bytes a tag in each (an
+  // index the load scales for free), with the header's size included and the step to the
+  // next header start precomputed. Empty when NextStaticRun never applies.
+  // run_end_: for a compact id whose body is static, the compact header and the body in
+  // bits from the header start; kExtendedTag for the extended option's tags; else
+  // kNotInRun, which no event end passes.
+  std::vector<uint64_t> run_end_;
+  // run_step_: the class index << 32 | the bytes from this header start to the next one
+  // (run_end_ rounded up to the root alignment, at least a byte).
+  std::vector<uint64_t> run_step_;
+  static constexpr uint64_t kNotInRun = uint64_t{1} << 62;
+  static constexpr uint64_t kExtendedTag = kNotInRun + 1;
+  static constexpr uint64_t kMaxRunTags = 256;
+  bool run_lttng_compact_ = false;  // the header is LTTng's compact one: constants in the loop
+  // NextStaticRun's loop; with kLttngCompact, LTTng's compact header sizes are constants,
+  // which frees the registers they would hold.
+  template <bool kLttngCompact>
+  uint32_t StaticRunLoop(Record* out, uint32_t max);
   std::vector<uint64_t> static_slots_;  // the StaticLayouts' slots
   std::vector<Step> steps_;
 
