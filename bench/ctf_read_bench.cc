@@ -81,10 +81,16 @@ int ChildScan(const std::string& dir, unsigned threads) {
   std::vector<Sums> sums(std::max(1u, threads));
   const causeway::Status status =
       (*reader)->ScanUnordered(threads, [&](unsigned worker, causeway::ctf::StreamCursor& cursor) {
+        // As `causeway stats` reads: after each event, the events that follow in the static
+        // layout as records (StreamCursor::NextStaticRun).
         uint64_t events = 0, sum = 0;
+        std::array<causeway::ctf::StreamCursor::Record, 256> run;
         while (cursor.Next()) {
           ++events;
           sum += cursor.event().timestamp ^ cursor.event().class_index;
+          const uint32_t n = cursor.NextStaticRun(run.data(), run.size());
+          events += n;
+          for (uint32_t i = 0; i < n; ++i) sum += run[i].timestamp ^ run[i].class_index;
         }
         sums[worker].events += events;
         sums[worker].sum += sum;

@@ -1,5 +1,6 @@
 // `causeway stats TRACE_DIR...`: what a trace holds, and what the reader had to repair.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <map>
@@ -58,15 +59,21 @@ int RunStats(const StatsOptions& o) {
   const Status scanned =
       (*reader)->ScanUnordered(o.threads, [&](unsigned worker, ctf::StreamCursor& cursor) {
         Tally& t = tallies[worker];
-        uint64_t events = 0, first = UINT64_MAX, last = 0, published_bytes = 0, calls = 0;
-        // Every 64 Ki records: share this stream's progress, and draw if no one else is.
+        uint64_t events = 0, first = UINT64_MAX, last = 0, published_bytes = 0;
+        uint64_t records = 0, published_records = 0;
+        // After each event, the events that follow in the static layout come as records
+        // from NextStaticRun's loop, which writes nothing else.
+        std::array<ctf::StreamCursor::Record, 256> run;
         while (cursor.Next()) {
           const ctf::Event& e = cursor.event();
-          if (!(++calls & 0xFFFF)) {
+          // Every 64 Ki records or so: share this stream's progress, and draw if no one
+          // else is.
+          if (++records - published_records >= 0x10000) [[unlikely]] {
             const uint64_t bytes = cursor.bytes_consumed();
             done_bytes.fetch_add(bytes - published_bytes, std::memory_order_relaxed);
             published_bytes = bytes;
-            done_events.fetch_add(0x10000, std::memory_order_relaxed);
+            done_events.fetch_add(records - published_records, std::memory_order_relaxed);
+            published_records = records;
             if (progress_mutex.try_lock()) {
               progress.Update(done_bytes.load(std::memory_order_relaxed),
                               done_events.load(std::memory_order_relaxed));
@@ -77,6 +84,16 @@ int RunStats(const StatsOptions& o) {
           if (!events++) first = e.timestamp;
           last = e.timestamp;  // a stream's events come in order
           if (!t.per_class[e.class_index]++) t.class_plan[e.class_index] = e.plan;
+          const uint32_t n = cursor.NextStaticRun(run.data(), run.size());
+          if (n == 0) continue;
+          events += n;
+          records += n;
+          last = run[n - 1].timestamp;
+          for (uint32_t i = 0; i < n; ++i) {
+            const uint32_t c = run[i].class_index;
+            if (!t.per_class[c]++)
+              t.class_plan[c] = cursor.static_layouts()[(c - cursor.class_base()) * 2].plan;
+          }
         }
         t.events += events;
         if (events) {
