@@ -753,7 +753,7 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
     const uint64_t tag = w & id_mask;
     const uint64_t start_bits = start * 8;
     const uint64_t end_bits = run_end[tag];
-    uint64_t c, event_end, next_start, ts;
+    uint64_t c, event_end, next_start;
     uint32_t class_index, option;
     if (end_bits != kExtendedTag) [[likely]] {
       // kNotInRun fails the end test below.
@@ -765,11 +765,6 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
       // The clock's low bits are the field; the field wrapped when it is below them. As a
       // difference modulo the field's range: 3 operations, no select.
       c = clock + ((((w >> ts_shift) & ts_mask) - clock) & ts_mask);
-      ts = c + offset;
-      // The last timestamp is clock + offset and c >= clock, so this timestamp is earlier
-      // (and Next() would clamp it) exactly when the sum wraps around; a sum that wrapped
-      // before this event also stops the run here, which costs only the run.
-      if (ts < offset) break;
     } else {
       event_end = start_bits + h.extended_end;
       if (event_end > end) break;
@@ -783,10 +778,13 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
       event_end += fe.body_bits;
       next_start = ((event_end + root_mask) & ~root_mask) / 8;
       option = 1;
-      ts = c + offset;
-      if (ts < clock + offset) break;  // the last timestamp: Next() would clamp this one
     }
-    if (event_end > end) break;
+    // The last timestamp is clock + offset (as NextStaticRun checks before the loop): an
+    // earlier one, which Next() would clamp, ends the run. The compact clock can be
+    // earlier too, when adding the field's difference passes 2^64 (a corrupt stream, found
+    // by fuzz/merge_fuzzer).
+    const uint64_t ts = c + offset;
+    if (event_end > end || ts < clock + offset) break;
     *o = {ts, class_index, option << kStartShift | static_cast<uint32_t>(start_bits)};
     pos = event_end;
     start = next_start;

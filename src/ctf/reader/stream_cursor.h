@@ -175,7 +175,7 @@ class alignas(64) StreamCursor {
   void PrepareFastPath();
   // Fills static_layouts_ (after the fast table, from its kStatic entries).
   void PrepareStaticLayouts();
-  // Fills run_table_ (after the fast table) for NextStaticRun.
+  // Fills run_end_ and run_step_ (after the fast table) for NextStaticRun.
   void PrepareRunTable();
   // The body walk of a kWalk event after the fast header.
   bool WalkBody(const EventPlan* ep, uint64_t* pos);
