@@ -63,6 +63,23 @@ void PrintChildResult(Clock::time_point t0, uint64_t events, uint64_t bytes, uin
               static_cast<unsigned long>(bytes), static_cast<unsigned long>(sum));
 }
 
+// One stream decoded as `causeway stats` reads it: after each event, the events that
+// follow in the static layout as records (StreamCursor::NextStaticRun). Adds the stream's
+// records to *events and returns their checksum (time ^ class, summed).
+uint64_t ScanStream(causeway::ctf::StreamCursor& cursor, uint64_t* events) {
+  uint64_t n_events = 0, sum = 0;
+  std::array<causeway::ctf::StreamCursor::Record, 256> run;
+  while (cursor.Next()) {
+    ++n_events;
+    sum += cursor.event().timestamp ^ cursor.event().class_index;
+    const uint32_t n = cursor.NextStaticRun(run.data(), run.size());
+    n_events += n;
+    for (uint32_t i = 0; i < n; ++i) sum += run[i].timestamp ^ run[i].class_index;
+  }
+  *events += n_events;
+  return sum;
+}
+
 // Runs in the child: decodes each stream on its own (no merge) on `threads` threads and
 // prints "seconds events bytes checksum"; the checksum is a sum, so it equals the merged
 // read's.
@@ -81,17 +98,8 @@ int ChildScan(const std::string& dir, unsigned threads) {
   std::vector<Sums> sums(std::max(1u, threads));
   const causeway::Status status =
       (*reader)->ScanUnordered(threads, [&](unsigned worker, causeway::ctf::StreamCursor& cursor) {
-        // As `causeway stats` reads: after each event, the events that follow in the static
-        // layout as records (StreamCursor::NextStaticRun).
-        uint64_t events = 0, sum = 0;
-        std::array<causeway::ctf::StreamCursor::Record, 256> run;
-        while (cursor.Next()) {
-          ++events;
-          sum += cursor.event().timestamp ^ cursor.event().class_index;
-          const uint32_t n = cursor.NextStaticRun(run.data(), run.size());
-          events += n;
-          for (uint32_t i = 0; i < n; ++i) sum += run[i].timestamp ^ run[i].class_index;
-        }
+        uint64_t events = 0;
+        const uint64_t sum = ScanStream(cursor, &events);
         sums[worker].events += events;
         sums[worker].sum += sum;
       });
@@ -145,14 +153,8 @@ int ChildBound(const std::string& dir) {
   uint64_t scan_sum = 0;
   // The scan as ChildScan runs it, static runs included: the decoder's floor.
   const double decode = timed_scan([&](causeway::ctf::StreamCursor& cursor) {
-    uint64_t sum = 0;
-    std::array<causeway::ctf::StreamCursor::Record, 256> run;
-    while (cursor.Next()) {
-      sum += cursor.event().timestamp ^ cursor.event().class_index;
-      const uint32_t n = cursor.NextStaticRun(run.data(), run.size());
-      for (uint32_t i = 0; i < n; ++i) sum += run[i].timestamp ^ run[i].class_index;
-    }
-    scan_sum += sum;
+    uint64_t events = 0;
+    scan_sum += ScanStream(cursor, &events);
   });
   if (decode < 0) return 1;
 
