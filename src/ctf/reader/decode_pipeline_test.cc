@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -224,6 +227,56 @@ TEST(DecodePipelineTest, ManyPacketsAndBatchesReadTheSame) {
     ASSERT_TRUE((*w)->Close().ok());
   }
   ExpectSameWithThreads({tmp.path() + "/a", tmp.path() + "/b"}, 40000);
+}
+
+// A body that a string ends has static slots (StreamCursor::StaticLayout): the pipeline
+// hands such events over as their header start, under the compact header and the extended
+// one, and every field must read as the cursor reads it.
+TEST(DecodePipelineTest, BodiesEndedByAStringReadTheSame) {
+  testing::TempDir tmp;
+  TraceOptions o;
+  o.packet_size = 2048;
+  auto w = CtfWriter::Create(tmp.path() + "/k", o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::vector<FieldSpec> tail_fields = {
+      {"n", FieldKind::kU32}, {"comm", FieldKind::kCharArray16}, {"s", FieldKind::kString}};
+  const uint32_t tail = *(*w)->AddEventClass("tail", tail_fields);
+  std::vector<uint32_t> fixed;
+  for (int i = 0; i < 34; ++i)
+    fixed.push_back(*(*w)->AddEventClass(fmt::format("fixed_{}", i), {{"v", FieldKind::kS64}}));
+  const uint32_t tail_extended = *(*w)->AddEventClass("tail_extended", tail_fields);
+  for (uint32_t i = 0; i < 30000; ++i) {
+    const uint32_t cpu = i % 2;
+    const uint64_t ts = 1000 + uint64_t{i} * 11;
+    const std::string text(i % 7 == 0 ? 300 : i % 13, static_cast<char>('a' + i % 26));
+    if (i % 3 == 0) {
+      (*w)->Begin(cpu, tail, ts).U32(i).Chars16("task").String(text);
+    } else if (i % 5 == 0) {
+      (*w)->Begin(cpu, tail_extended, ts).U32(i).Chars16("other").String(text);
+    } else {
+      (*w)->Begin(cpu, fixed[i % fixed.size()], ts).S64(-static_cast<int64_t>(i));
+    }
+  }
+  ASSERT_TRUE((*w)->Close().ok());
+  ExpectSameWithThreads({tmp.path() + "/k"}, 30000);
+  // Both string classes are handed over as their start, under either header option.
+  auto reader = EventReader::Open({tmp.path() + "/k"}, ReaderOptions{});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::map<std::string, size_t> by_start;
+  std::mutex mu;
+  ASSERT_TRUE(
+      (*reader)
+          ->ScanUnordered(1,
+                          [&](unsigned, StreamCursor& c) {
+                            while (c.NextNotingLayout()) {
+                              if (c.static_start() == StreamCursor::kNoStaticLayout) continue;
+                              std::lock_guard<std::mutex> lock(mu);
+                              ++by_start[fmt::format("{}/{}", c.event().name(), c.static_option())];
+                            }
+                          })
+          .ok());
+  EXPECT_GT(by_start["tail/0"], 5000u);
+  EXPECT_GT(by_start["tail_extended/1"], 1000u);
 }
 
 TEST(DecodePipelineTest, TheFailCorpusFailsTheSame) {

@@ -46,6 +46,7 @@ struct StreamRead {
   std::vector<Record> records;
   std::string stats;  // what stats() and status() say at the end
   size_t run_events = 0;
+  std::map<std::string, size_t> run_classes;  // the runs' events by class name
 };
 
 std::string Summary(const StreamCursor& c) {
@@ -75,8 +76,11 @@ std::map<std::string, StreamRead> ReadStreams(const std::vector<std::string>& di
       const uint32_t max = max_run > 0 ? max_run : 1 + (k % 9) * (k % 7 == 0 ? 400 : 1);
       const uint32_t n = c.NextStaticRun(buf.data(), std::min<uint32_t>(max, 4096));
       ASSERT_LE(n, max);
-      for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t i = 0; i < n; ++i) {
         r.records.emplace_back(buf[i].timestamp, buf[i].class_index, buf[i].where);
+        const auto& layout = c.static_layouts()[(buf[i].class_index - c.class_base()) * 2];
+        ++r.run_classes[layout.plan->cls->name];
+      }
       r.run_events += n;
     }
     r.stats = Summary(c);
@@ -86,7 +90,10 @@ std::map<std::string, StreamRead> ReadStreams(const std::vector<std::string>& di
   return out;
 }
 
-size_t ExpectRunsReadTheSame(const std::vector<std::string>& dirs) {
+// Returns how many events the runs decoded; `run_classes`, when given, receives them by
+// class name.
+size_t ExpectRunsReadTheSame(const std::vector<std::string>& dirs,
+                             std::map<std::string, size_t>* run_classes = nullptr) {
   const auto plain = ReadStreams(dirs, false, 0);
   size_t run_events = 0;
   for (const uint32_t max_run : {0u, 1u, 4096u}) {
@@ -111,6 +118,8 @@ size_t ExpectRunsReadTheSame(const std::vector<std::string>& dirs) {
                       << " class=" << std::get<1>(*b) << " where=" << std::get<2>(*b);
       }
       run_events += r.run_events;
+      if (run_classes)
+        for (const auto& [name, n] : r.run_classes) (*run_classes)[name] += n;
     }
   }
   return run_events;
@@ -124,15 +133,22 @@ TEST(StaticRunTest, SharedTracesReadTheSame) {
   EXPECT_GT(run_events, 1000u);
 }
 
-// A kernel trace that makes the loop stop in every way: bodies with strings, ids past the
-// compact range (extended headers), timestamps that step past the compact field's range,
-// wrap it, or go back (clamped, patched in), packets' ends and discarded events.
+// A kernel trace that makes the loop stop in every way: a string within a body, ids past
+// the compact range (extended headers), timestamps that step past the compact field's
+// range, wrap it, or go back (clamped, patched in), packets' ends and discarded events;
+// and bodies that a string ends, which runs go through (their slots are static), under
+// either header: strings empty, short and long, some cut by a packet's end.
 TEST(StaticRunTest, EveryWayOutOfARunReadsTheSame) {
   testing::TempDir tmp;
   TraceOptions o;
   o.packet_size = 4096;
   auto w = CtfWriter::Create(tmp.path() + "/k", o);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
+  // Compact ids: a string that ends the body, and one within it.
+  const uint32_t tail =
+      *(*w)->AddEventClass("tail", {{"n", FieldKind::kU32}, {"s", FieldKind::kString}});
+  const uint32_t mid =
+      *(*w)->AddEventClass("mid", {{"s", FieldKind::kString}, {"n", FieldKind::kU32}});
   std::vector<uint32_t> fixed;
   for (int i = 0; i < 40; ++i) {
     fixed.push_back(*(*w)->AddEventClass(fmt::format("fixed_{}", i),
@@ -158,6 +174,10 @@ TEST(StaticRunTest, EveryWayOutOfARunReadsTheSame) {
     }
     if (r % 23 == 0) {
       (*w)->Begin(cpu, text, ts[cpu]).U32(i).String(std::string(r % 30, 'x'));
+    } else if (r % 19 == 0) {
+      (*w)->Begin(cpu, tail, ts[cpu]).U32(i).String(std::string(r % 7 == 0 ? 200 : r % 9, 'y'));
+    } else if (r % 29 == 0) {
+      (*w)->Begin(cpu, mid, ts[cpu]).String(std::string(r % 5, 'z')).U32(i);
     } else if (r % 17 == 0) {
       (*w)->Begin(cpu, comm, ts[cpu]).Chars16("worker").S32(static_cast<int32_t>(i));
     } else {
@@ -209,7 +229,13 @@ TEST(StaticRunTest, EveryWayOutOfARunReadsTheSame) {
     f.write(reinterpret_cast<const char*>(bytes), 8);
     ASSERT_TRUE(f.good()) << p.path;
   }
-  EXPECT_GT(ExpectRunsReadTheSame({tmp.path() + "/k"}), 30000u);
+  std::map<std::string, size_t> run_classes;
+  EXPECT_GT(ExpectRunsReadTheSame({tmp.path() + "/k"}, &run_classes), 30000u);
+  // Bodies that a string ends are in runs under either header; one with a string within
+  // is not (its slots are not static).
+  EXPECT_GT(run_classes["tail"], 1000u);
+  EXPECT_GT(run_classes["text"], 500u);
+  EXPECT_EQ(run_classes["mid"], 0u);
   // The patches took: events were clamped.
   auto reader = EventReader::Open({tmp.path() + "/k"}, ReaderOptions{});
   ASSERT_TRUE(reader.ok());

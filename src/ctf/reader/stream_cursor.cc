@@ -536,6 +536,7 @@ void StreamCursor::PrepareFastPath() {
         fe.body = FastEvent::kSteps;
         fe.first_step = static_cast<uint32_t>(first);
         fe.num_steps = static_cast<uint32_t>(steps_.size() - first);
+        if (h.enabled) NoteTrailingString(&fe, end_align);
       } else {
         steps_.resize(first);
       }
@@ -559,6 +560,32 @@ void StreamCursor::PrepareFastPath() {
   PrepareRunTable();
 }
 
+void StreamCursor::NoteTrailingString(FastEvent* fe, uint64_t end_align) const {
+  // From a header end aligned to end_align, a step aligned to a divisor of it lands at a
+  // constant offset, as in a kStatic body. The string must be the last step and start on
+  // a byte (RunSteps' test), which needs a header end on a byte.
+  if (fe->num_steps == 0 || end_align < 8) return;
+  const Step* steps = steps_.data() + fe->first_step;
+  uint64_t rel = 0;
+  for (uint32_t i = 0; i < fe->num_steps; ++i) {
+    const Step& st = steps[i];
+    if (st.align_mask + 1 > end_align || st.string != (i + 1 == fe->num_steps)) return;
+    // The slot must be one PrepareStaticLayouts can place: in a body scope's array, within
+    // the length each StaticLayout array has.
+    bool placed = false;
+    for (int s = 3; s < kNumScopes; ++s) {
+      const uint64_t* first = slots_[s].data();
+      const size_t length = std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
+      placed |= st.slot >= first && st.slot < first + std::min(length, slots_[s].size());
+    }
+    if (!placed) return;
+    rel = AlignUp(rel, st.align_mask + 1) + st.bits;
+  }
+  if (rel & 7) return;
+  fe->trailing_string = true;
+  fe->body_bits = rel;
+}
+
 void StreamCursor::PrepareRunTable() {
   const LttngHeader& h = lttng_;
   run_end_.clear();
@@ -576,9 +603,14 @@ void StreamCursor::PrepareRunTable() {
     // Compact ids past the table are not declared: left to Next(), which reports them.
     if (tag >= fast_table_.size()) continue;
     const FastEvent& fe = fast_table_[tag];
-    const uint64_t end_bits = h.compact_end + fe.body_bits;
+    const uint64_t end_bits = h.compact_end + fe.body_bits;  // for a string, where it starts
     // An event this large is left to Next(), which reports it or decodes it.
-    if (!fe.plan || fe.body != FastEvent::kStatic || end_bits > kStartMask) continue;
+    if (!HasStaticSlots(fe) || end_bits > kStartMask) continue;
+    if (fe.trailing_string) {
+      run_end_[tag] = kStringTag + end_bits;
+      run_step_[tag] = uint64_t{fe.class_index} << 32;
+      continue;
+    }
     run_end_[tag] = end_bits;
     run_step_[tag] = uint64_t{fe.class_index} << 32 | AlignUp(end_bits, h.root_mask + 1) / 8;
   }
@@ -598,7 +630,7 @@ void StreamCursor::PrepareStaticLayouts() {
     set_size += std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
   const int options = h.extended_plain ? 2 : 1;
   size_t sets = 0;
-  for (const FastEvent& fe : fast_table_) sets += fe.plan && fe.body == FastEvent::kStatic;
+  for (const FastEvent& fe : fast_table_) sets += HasStaticSlots(fe);
   static_slots_.assign(h.enabled ? sets * options * set_size : 0, kAbsent);
   uint64_t* next = static_slots_.data();
   for (const FastEvent& fe : fast_table_) {
@@ -606,7 +638,7 @@ void StreamCursor::PrepareStaticLayouts() {
     for (int option = 0; option < 2; ++option) {
       StaticLayout& l = static_layouts_[size_t{fe.plan->index} * 2 + option];
       l.plan = fe.plan;
-      if (!h.enabled || fe.body != FastEvent::kStatic || option >= options) continue;
+      if (!h.enabled || !HasStaticSlots(fe) || option >= options) continue;
       uint64_t* scope_slots[kNumScopes] = {};
       for (int s = 2; s < kNumScopes; ++s) {
         scope_slots[s] = next;
@@ -622,6 +654,19 @@ void StreamCursor::PrepareStaticLayouts() {
       for (unsigned i = 0; i < fe.num_parts; ++i) {
         for (int s = 3; s < kNumScopes; ++s) {
           if (fe.parts[i].slot == slots_[s].data()) scope_slots[s][0] = body + fe.parts[i].bits;
+        }
+      }
+      if (fe.trailing_string) {  // as RunSteps writes them (NoteTrailingString placed each)
+        uint64_t rel = 0;
+        const Step* steps = steps_.data() + fe.first_step;
+        for (uint32_t i = 0; i < fe.num_steps; ++i) {
+          rel = AlignUp(rel, steps[i].align_mask + 1);
+          for (int s = 3; s < kNumScopes; ++s) {
+            const uint64_t* first = slots_[s].data();
+            if (steps[i].slot >= first && steps[i].slot < first + slots_[s].size())
+              scope_slots[s][steps[i].slot - first] = body + rel;
+          }
+          rel += steps[i].bits;
         }
       }
     }
@@ -755,29 +800,56 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
     const uint64_t end_bits = run_end[tag];
     uint64_t c, event_end, next_start;
     uint32_t class_index, option;
-    if (end_bits != kExtendedTag) [[likely]] {
-      // kNotInRun fails the end test below.
+    // The clock's low bits are the field; the field wrapped when it is below them. As a
+    // difference modulo the field's range: 3 operations, no select.
+    const auto compact_clock = [&] {
+      return clock + ((((w >> ts_shift) & ts_mask) - clock) & ts_mask);
+    };
+    if (end_bits < kStringTag) [[likely]] {  // a compact header and a static body
       event_end = start_bits + end_bits;
       const uint64_t step = run_step[tag];
       next_start = start + static_cast<uint32_t>(step);
       class_index = static_cast<uint32_t>(step >> 32);
       option = 0;
-      // The clock's low bits are the field; the field wrapped when it is below them. As a
-      // difference modulo the field's range: 3 operations, no select.
-      c = clock + ((((w >> ts_shift) & ts_mask) - clock) & ts_mask);
+      c = compact_clock();
     } else {
-      event_end = start_bits + h.extended_end;
-      if (event_end > end) break;
-      uint32_t id;
-      std::memcpy(&id, data + start + h.extended_id_byte, 4);
-      std::memcpy(&c, data + start + h.extended_ts_byte, 8);
-      if (id >= num_fast_events_) break;
-      const FastEvent& fe = fast_events_[id];
-      if (fe.body != FastEvent::kStatic) break;
-      class_index = fe.class_index;
-      event_end += fe.body_bits;
+      // A body that a string ends (string_at: where the string starts), or the extended
+      // option.
+      uint64_t string_at = 0;  // 0: none (a string starts past a header)
+      if (end_bits < kNotInRun) {
+        string_at = start_bits + (end_bits - kStringTag);
+        class_index = static_cast<uint32_t>(run_step[tag] >> 32);
+        option = 0;
+        c = compact_clock();
+      } else if (end_bits == kExtendedTag) {
+        event_end = start_bits + h.extended_end;
+        if (event_end > end) break;
+        uint32_t id;
+        std::memcpy(&id, data + start + h.extended_id_byte, 4);
+        std::memcpy(&c, data + start + h.extended_ts_byte, 8);
+        if (id >= num_fast_events_) break;
+        const FastEvent& fe = fast_events_[id];
+        if (fe.body == FastEvent::kStatic) {
+          event_end += fe.body_bits;
+        } else if (fe.trailing_string) {
+          string_at = event_end + fe.body_bits;
+        } else {
+          break;
+        }
+        class_index = fe.class_index;
+        option = 1;
+      } else {
+        break;  // kNotInRun
+      }
+      if (string_at != 0) {
+        // As RunSteps: the string starts before the content's end and ends within it.
+        if (string_at >= end) break;
+        const uint8_t* str = data + string_at / 8;
+        const uint8_t* nul = FindNul(str, (end - string_at) >> 3);
+        if (!nul) break;
+        event_end = string_at + static_cast<uint64_t>(nul - str + 1) * 8;
+      }
       next_start = ((event_end + root_mask) & ~root_mask) / 8;
-      option = 1;
     }
     // The last timestamp is clock + offset (as NextStaticRun checks before the loop): an
     // earlier one, which Next() would clamp, ends the run. The compact clock can be
@@ -862,6 +934,8 @@ bool StreamCursor::DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock)
     // Any problem (overrun, unaligned or unterminated string): the generic path starts over
     // (rewriting every slot the steps stored) and names it.
     if (!RunSteps(fe, &pos)) return DecodeEventGeneric();
+    // Its slots are its class's StaticLayout plus its header start (DecodeEvent wrote it).
+    if (fe.trailing_string) static_start_ = header_slots_[0];
   } else {
     clock_ = clock;  // as the generic path leaves it if the walk fails
     if (!WalkBody(fe.plan, &pos)) return false;

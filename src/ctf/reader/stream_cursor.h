@@ -95,21 +95,24 @@ class alignas(64) StreamCursor {
   // Slots of event().slots[scope] in use; the array holds at least kMinSlotArray.
   size_t num_slots(int scope) const { return slot_counts_[scope]; }
   static constexpr size_t kMinSlotArray = 4;
-  // An event class's layout under the LTTng header when its body is static
-  // (FastEvent::kStatic): the slots of the event header, stream event context, event
-  // context and payload, relative to the header's start, for one header option. Such an
-  // event is then known by its start alone: the decoding pipeline hands it over that way
-  // (Event::slot_base) instead of copying its slots.
+  // An event class's layout under the LTTng header when its slots are static: its body is
+  // static (FastEvent::kStatic), or static up to a string that ends it (a kSteps body with
+  // `trailing_string`, such as LTTng's net_dev_queue or irq_handler_entry). The slots of
+  // the event header, stream event context, event context and payload, relative to the
+  // header's start, for one header option. Such an event is then known by its start alone:
+  // the decoding pipeline hands it over that way (Event::slot_base) instead of copying its
+  // slots.
   struct StaticLayout {
     const EventPlan* plan = nullptr;
-    const uint64_t* slots[4] = {};  // null when the class's body is not static
+    const uint64_t* slots[4] = {};  // null when the class's slots are not static
   };
   // Indexed by EventPlan::index * 2 + option (0 compact, 1 extended); `plan` is set for
   // every class of the stream's class. Empty before the first packet; never moves after.
   const StaticLayout* static_layouts() const { return static_layouts_.data(); }
   // For the record NextNotingLayout() just returned: its header start in bits when the
-  // decoder's static path decoded it (its slots are then its class's StaticLayout for
-  // header option static_option(), plus that start), else kNoStaticLayout. The static path
+  // decoder's static path, or its steps for a body that a string ends, decoded it (its
+  // slots are then its class's StaticLayout for header option static_option(), plus that
+  // start), else kNoStaticLayout. The static path
   // notes the start with one store rather than the class being looked up here afterwards
   // (about 20 instructions per event: with one decoding thread 573 against 547 M
   // instructions on a 60 MB 4-CPU trace; the inline read 307 against 309 M, callgrind). An
@@ -131,12 +134,13 @@ class alignas(64) StreamCursor {
   static constexpr uint32_t kStartShift = 30;
   static constexpr uint32_t kStartMask = (uint32_t{1} << kStartShift) - 1;
   // Decodes up to `max` more events of the current packet into `out`, as long as each is
-  // one NextNotingLayout() would decode on its static path with a timestamp that is its
-  // clock value plus clock_offset_ns() and no earlier than the last (nothing clamped), and
-  // starts at most kStartMask bits into the packet; returns how many, 0 at the first that
-  // is not (which Next() then decodes as usual, with its errors). The loop keeps the
-  // cursor's position and clock in registers and writes nothing but the records: event()
-  // and the header slots are left as they were, and stats() counts the events.
+  // one NextNotingLayout() would decode with static slots (static_start()), with a
+  // timestamp that is its clock value plus clock_offset_ns() and no earlier than the last
+  // (nothing clamped), and starts at most kStartMask bits into the packet; returns how
+  // many, 0 at the first that is not (which Next() then decodes as usual, with its
+  // errors). The loop keeps the cursor's position and clock in registers and writes
+  // nothing but the records: event() and the header slots are left as they were, and
+  // stats() counts the events.
   [[gnu::noinline]] uint32_t NextStaticRun(Record* out, uint32_t max);
   uint32_t class_base() const { return class_base_; }
   // What the timestamp adds to the clock value when it is a plain sum (a 1 GHz clock, no
@@ -173,7 +177,8 @@ class alignas(64) StreamCursor {
   bool DecodeEventGeneric();
   // Sets up the fast path's tables once the stream class is known.
   void PrepareFastPath();
-  // Fills static_layouts_ (after the fast table, from its kStatic entries).
+  // Fills static_layouts_ (after the fast table, from its kStatic entries and its kSteps
+  // ones with trailing_string).
   void PrepareStaticLayouts();
   // Fills run_end_ and run_step_ (after the fast table) for NextStaticRun.
   void PrepareRunTable();
@@ -183,6 +188,13 @@ class alignas(64) StreamCursor {
   // A kSteps or kWalk body from `pos`, after the fast header; out of line to keep the
   // fast path's register use low.
   [[gnu::noinline]] bool DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock);
+  // Whether the fast table's kSteps entry `fe` has static slots under a header end aligned
+  // to `end_align` bits, up to a string that ends it; then sets its trailing_string and
+  // body_bits.
+  void NoteTrailingString(FastEvent* fe, uint64_t end_align) const;
+  bool HasStaticSlots(const FastEvent& fe) const {
+    return fe.plan && (fe.body == FastEvent::kStatic || fe.trailing_string);
+  }
   // Shared tail: timestamp (clamped), statistics and the event's fields.
   void Finish(const EventPlan* ep, uint32_t class_index, uint64_t pos, uint64_t clock);
   // Runs a scope's ops from bit `*pos` of the current packet.
@@ -232,7 +244,13 @@ class alignas(64) StreamCursor {
     uint32_t class_index = 0;
     Body body = kWalk;
     uint8_t num_parts = 0;
-    uint64_t body_bits = 0;                  // kStatic: from the header end to the event end
+    // kSteps: every step's place is a constant offset from the header end, and only the
+    // last one skips a string, byte-aligned: the event's slots are static
+    // (PrepareStaticLayouts) and only its end depends on the data.
+    bool trailing_string = false;
+    // kStatic: from the header end to the event end; kSteps with trailing_string: to the
+    // string's start.
+    uint64_t body_bits = 0;
     uint32_t first_step = 0, num_steps = 0;  // kSteps: in steps_
     struct Part {
       uint64_t* slot;       // the scope's slot 0
@@ -293,12 +311,14 @@ class alignas(64) StreamCursor {
   // index the load scales for free), with the header's size included and the step to the
   // next header start precomputed. Empty when NextStaticRun never applies.
   // run_end_: for a compact id whose body is static, the compact header and the body in
-  // bits from the header start; kExtendedTag for the extended option's tags; else
-  // kNotInRun, which no event end passes.
+  // bits from the header start; for one whose body a string ends (trailing_string),
+  // kStringTag plus the bits from the header start to the string; kExtendedTag for the
+  // extended option's tags; else kNotInRun.
   std::vector<uint64_t> run_end_;
   // run_step_: the class index << 32 | the bytes from this header start to the next one
-  // (run_end_ rounded up to the root alignment, at least a byte).
+  // (run_end_ rounded up to the root alignment, at least a byte; 0 for a string's).
   std::vector<uint64_t> run_step_;
+  static constexpr uint64_t kStringTag = uint64_t{1} << 61;
   static constexpr uint64_t kNotInRun = uint64_t{1} << 62;
   static constexpr uint64_t kExtendedTag = kNotInRun + 1;
   static constexpr uint64_t kMaxRunTags = 256;
