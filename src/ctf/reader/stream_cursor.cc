@@ -590,34 +590,50 @@ void StreamCursor::PrepareRunTable() {
   const LttngHeader& h = lttng_;
   run_end_.clear();
   run_step_.clear();
+  run_ext_end_.clear();
+  run_ext_step_.clear();
   // The loop counts header starts in bytes: the root alignment must be whole bytes.
   if (!h.enabled || !clock_is_ns_ || h.id_mask >= kMaxRunTags || (h.root_mask & 7) != 7) return;
+  // An event of id `id` under a header that ends `header_bits` from its start.
+  const auto set = [&](uint64_t id, uint64_t header_bits, uint64_t* end, uint64_t* step) {
+    // Ids past the table are not declared: left to Next(), which reports them.
+    if (id >= fast_table_.size()) return;
+    const FastEvent& fe = fast_table_[id];
+    const uint64_t end_bits = header_bits + fe.body_bits;  // for a string, where it starts
+    // An event this large is left to Next(), which reports it or decodes it.
+    if (!HasStaticSlots(fe) || end_bits > kStartMask) return;
+    *step = uint64_t{fe.class_index} << 32;
+    if (fe.trailing_string) {
+      *end = kStringTag + end_bits;
+      return;
+    }
+    *end = end_bits;
+    *step |= AlignUp(end_bits, h.root_mask + 1) / 8;
+  };
   run_end_.assign(h.id_mask + 1, kNotInRun);
   run_step_.assign(h.id_mask + 1, 0);
   for (uint64_t tag = 0; tag <= h.id_mask; ++tag) {
     // Tested in DecodeEvent's order: the compact range first.
-    if (tag - h.compact_lo > h.compact_span) {
-      if (tag - h.extended_lo <= h.extended_span) run_end_[tag] = kExtendedTag;
-      continue;
+    if (tag - h.compact_lo <= h.compact_span) {
+      set(tag, h.compact_end, &run_end_[tag], &run_step_[tag]);
+    } else if (tag - h.extended_lo <= h.extended_span) {
+      run_end_[tag] = kExtendedTag;
     }
-    // Compact ids past the table are not declared: left to Next(), which reports them.
-    if (tag >= fast_table_.size()) continue;
-    const FastEvent& fe = fast_table_[tag];
-    const uint64_t end_bits = h.compact_end + fe.body_bits;  // for a string, where it starts
-    // An event this large is left to Next(), which reports it or decodes it.
-    if (!HasStaticSlots(fe) || end_bits > kStartMask) continue;
-    if (fe.trailing_string) {
-      run_end_[tag] = kStringTag + end_bits;
-      run_step_[tag] = uint64_t{fe.class_index} << 32;
-      continue;
-    }
-    run_end_[tag] = end_bits;
-    run_step_[tag] = uint64_t{fe.class_index} << 32 | AlignUp(end_bits, h.root_mask + 1) / 8;
+  }
+  if (h.extended_plain) {
+    run_ext_end_.assign(fast_table_.size(), kNotInRun);
+    run_ext_step_.assign(fast_table_.size(), 0);
+    for (uint64_t id = 0; id < fast_table_.size(); ++id)
+      set(id, h.extended_end, &run_ext_end_[id], &run_ext_step_[id]);
   }
   // LTTng's `event_header_compact`: a 5-bit id (31 for the extended option), a 27-bit
+  // timestamp, byte-aligned; then the extended option, if any, a 32-bit id and a 64-bit
   // timestamp, byte-aligned.
-  run_lttng_compact_ = h.id_mask == 31 && h.ts_shift == 5 && h.ts_mask == (uint64_t{1} << 27) - 1 &&
-                       h.root_mask == 7;
+  run_lttng_header_ = h.id_mask == 31 && h.ts_shift == 5 && h.ts_mask == (uint64_t{1} << 27) - 1 &&
+                      h.root_mask == 7 &&
+                      (!h.extended_plain || (h.extended_end == kLttngExtendedEnd &&
+                                             h.extended_id_byte == kLttngExtendedIdByte &&
+                                             h.extended_ts_byte == kLttngExtendedTsByte));
 }
 
 void StreamCursor::PrepareStaticLayouts() {
@@ -766,10 +782,10 @@ uint32_t StreamCursor::NextStaticRun(Record* out, uint32_t max) {
   if (pos_ >= fast_end_ || run_end_.empty() || content_end_ < 64 ||
       last_ts_ != clock_ + clock_offset_ns_)
     return 0;
-  return run_lttng_compact_ ? StaticRunLoop<true>(out, max) : StaticRunLoop<false>(out, max);
+  return run_lttng_header_ ? StaticRunLoop<true>(out, max) : StaticRunLoop<false>(out, max);
 }
 
-template <bool kLttngCompact>
+template <bool kLttngHeader>
 uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
   // The same tests as DecodeEvent's static path, on locals, so that the records are the
   // only stores. Out of line: called once per run, it gets the registers to itself.
@@ -781,11 +797,17 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
   const uint8_t* const data = data_;
   const uint64_t* const run_end = run_end_.data();
   const uint64_t* const run_step = run_step_.data();
+  const uint64_t* const ext_end = run_ext_end_.data();
+  const uint64_t* const ext_step = run_ext_step_.data();
+  const uint64_t num_ext = run_ext_end_.size();
   const uint64_t offset = clock_offset_ns_;
-  const uint64_t root_mask = kLttngCompact ? 7 : h.root_mask;
-  const uint64_t id_mask = kLttngCompact ? 31 : h.id_mask;
-  const uint64_t ts_mask = kLttngCompact ? (uint64_t{1} << 27) - 1 : h.ts_mask;
-  const uint32_t ts_shift = kLttngCompact ? 5 : h.ts_shift;
+  const uint64_t root_mask = kLttngHeader ? 7 : h.root_mask;
+  const uint64_t id_mask = kLttngHeader ? 31 : h.id_mask;
+  const uint64_t ts_mask = kLttngHeader ? (uint64_t{1} << 27) - 1 : h.ts_mask;
+  const uint32_t ts_shift = kLttngHeader ? 5 : h.ts_shift;
+  const uint64_t extended_end = kLttngHeader ? kLttngExtendedEnd : h.extended_end;
+  const uint64_t extended_id_byte = kLttngHeader ? kLttngExtendedIdByte : h.extended_id_byte;
+  const uint64_t extended_ts_byte = kLttngHeader ? kLttngExtendedTsByte : h.extended_ts_byte;
   uint64_t pos = pos_, clock = clock_;
   // Header starts are aligned, so each one is the last plus the last event's size rounded
   // up, precomputed per tag: no alignment on the path from one header to the next.
@@ -797,59 +819,41 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
     std::memcpy(&w, data + start, 8);
     const uint64_t tag = w & id_mask;
     const uint64_t start_bits = start * 8;
-    const uint64_t end_bits = run_end[tag];
-    uint64_t c, event_end, next_start;
-    uint32_t class_index, option;
-    // The clock's low bits are the field; the field wrapped when it is below them. As a
-    // difference modulo the field's range: 3 operations, no select.
-    const auto compact_clock = [&] {
-      return clock + ((((w >> ts_shift) & ts_mask) - clock) & ts_mask);
-    };
-    if (end_bits < kStringTag) [[likely]] {  // a compact header and a static body
-      event_end = start_bits + end_bits;
-      const uint64_t step = run_step[tag];
-      next_start = start + static_cast<uint32_t>(step);
-      class_index = static_cast<uint32_t>(step >> 32);
+    // The event's entries in the run tables (run_end_, run_step_, or their extended
+    // twins), its clock value and header option.
+    uint64_t end_bits = run_end[tag], step, c;
+    uint32_t option;
+    if (end_bits != kExtendedTag) [[likely]] {
+      step = run_step[tag];
+      // The clock's low bits are the field; the field wrapped when it is below them. As a
+      // difference modulo the field's range: 3 operations, no select.
+      c = clock + ((((w >> ts_shift) & ts_mask) - clock) & ts_mask);
       option = 0;
-      c = compact_clock();
     } else {
-      // A body that a string ends (string_at: where the string starts), or the extended
-      // option.
-      uint64_t string_at = 0;  // 0: none (a string starts past a header)
-      if (end_bits < kNotInRun) {
-        string_at = start_bits + (end_bits - kStringTag);
-        class_index = static_cast<uint32_t>(run_step[tag] >> 32);
-        option = 0;
-        c = compact_clock();
-      } else if (end_bits == kExtendedTag) {
-        event_end = start_bits + h.extended_end;
-        if (event_end > end) break;
-        uint32_t id;
-        std::memcpy(&id, data + start + h.extended_id_byte, 4);
-        std::memcpy(&c, data + start + h.extended_ts_byte, 8);
-        if (id >= num_fast_events_) break;
-        const FastEvent& fe = fast_events_[id];
-        if (fe.body == FastEvent::kStatic) {
-          event_end += fe.body_bits;
-        } else if (fe.trailing_string) {
-          string_at = event_end + fe.body_bits;
-        } else {
-          break;
-        }
-        class_index = fe.class_index;
-        option = 1;
-      } else {
-        break;  // kNotInRun
-      }
-      if (string_at != 0) {
-        // As RunSteps: the string starts before the content's end and ends within it.
-        if (string_at >= end) break;
-        const uint8_t* str = data + string_at / 8;
-        const uint8_t* nul = FindNul(str, (end - string_at) >> 3);
-        if (!nul) break;
-        event_end = string_at + static_cast<uint64_t>(nul - str + 1) * 8;
-      }
+      if (start_bits + extended_end > end) break;
+      uint32_t id;
+      std::memcpy(&id, data + start + extended_id_byte, 4);
+      std::memcpy(&c, data + start + extended_ts_byte, 8);
+      if (id >= num_ext) break;
+      end_bits = ext_end[id];
+      step = ext_step[id];
+      option = 1;
+    }
+    uint64_t event_end, next_start;
+    if (end_bits < kStringTag) [[likely]] {  // a static body
+      event_end = start_bits + end_bits;
+      next_start = start + static_cast<uint32_t>(step);
+    } else if (end_bits < kNotInRun) {  // a body that a string ends
+      // As RunSteps: the string starts before the content's end and ends within it.
+      const uint64_t string_at = start_bits + (end_bits - kStringTag);
+      if (string_at >= end) break;
+      const uint8_t* str = data + string_at / 8;
+      const uint8_t* nul = FindNul(str, (end - string_at) >> 3);
+      if (!nul) break;
+      event_end = string_at + static_cast<uint64_t>(nul - str + 1) * 8;
       next_start = ((event_end + root_mask) & ~root_mask) / 8;
+    } else {
+      break;  // kNotInRun
     }
     // The last timestamp is clock + offset (as NextStaticRun checks before the loop): an
     // earlier one, which Next() would clamp, ends the run. The compact clock can be
@@ -857,7 +861,8 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
     // by fuzz/merge_fuzzer).
     const uint64_t ts = c + offset;
     if (event_end > end || ts < clock + offset) break;
-    *o = {ts, class_index, option << kStartShift | static_cast<uint32_t>(start_bits)};
+    *o = {ts, static_cast<uint32_t>(step >> 32),
+          option << kStartShift | static_cast<uint32_t>(start_bits)};
     pos = event_end;
     start = next_start;
     clock = c;

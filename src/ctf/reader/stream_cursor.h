@@ -318,14 +318,21 @@ class alignas(64) StreamCursor {
   // run_step_: the class index << 32 | the bytes from this header start to the next one
   // (run_end_ rounded up to the root alignment, at least a byte; 0 for a string's).
   std::vector<uint64_t> run_step_;
+  // The same for the extended option's ids (its header included), when it is plain: the
+  // loop then needs no fast table entry.
+  std::vector<uint64_t> run_ext_end_;
+  std::vector<uint64_t> run_ext_step_;
   static constexpr uint64_t kStringTag = uint64_t{1} << 61;
   static constexpr uint64_t kNotInRun = uint64_t{1} << 62;
   static constexpr uint64_t kExtendedTag = kNotInRun + 1;
   static constexpr uint64_t kMaxRunTags = 256;
-  bool run_lttng_compact_ = false;  // the header is LTTng's compact one: constants in the loop
-  // NextStaticRun's loop; with kLttngCompact, LTTng's compact header sizes are constants,
-  // which frees the registers they would hold.
-  template <bool kLttngCompact>
+  // The header is LTTng's (event_header_compact, or the large one's extended option when
+  // it has one): its sizes are constants in the loop, which frees the registers they would
+  // hold.
+  bool run_lttng_header_ = false;
+  static constexpr uint64_t kLttngExtendedEnd = 104;  // bits: 5-bit tag, 3 pad, id, timestamp
+  static constexpr uint64_t kLttngExtendedIdByte = 1, kLttngExtendedTsByte = 5;
+  template <bool kLttngHeader>
   uint32_t StaticRunLoop(Record* out, uint32_t max);
   std::vector<uint64_t> static_slots_;  // the StaticLayouts' slots
   std::vector<Step> steps_;
