@@ -382,7 +382,7 @@ constexpr std::array<MergeSortedRunFn, kMaxSortedHeads + 1> kMergeSortedRun =
 
 }  // namespace
 
-size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status) {
+size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree) {
   const size_t n = streams_.size();
   if (!merge_started_) {
     merge_started_ = true;
@@ -408,9 +408,9 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status) {
   if (live_.empty()) return 0;
 
   if (live_.size() <= kMaxSortedHeads) {
-    const size_t total = MergeCountedRun();
+    const size_t total = MergeCountedRun(tree);
     if (total > 0) {
-      *order = order_.data();
+      *order = tree && tree->left > 0 ? nullptr : order_.data();
       return total;
     }
   }
@@ -419,7 +419,7 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status) {
   return total;
 }
 
-size_t DecodePipeline::MergeCountedRun() {
+size_t DecodePipeline::MergeCountedRun(TreeRun* tree) {
   // The horizon: every event up to the smallest last key of the current batches can be
   // ordered now. A batch that ends its stream cleanly bounds nothing; one that ends it
   // with an error bounds the run at its last good event, where the error must surface.
@@ -459,6 +459,17 @@ size_t DecodePipeline::MergeCountedRun() {
     if (stop[-1].timestamp == UINT64_MAX) return 0;
     total += count;
     heads_.push_back({first->timestamp, s});
+  }
+  if (tree) tree->left = 0;
+  if (tree && heads_.size() <= 4) {  // heads_ is in stream order: the tree's leaf order
+    std::array<const DecodedEvent*, 4> leaves;
+    for (size_t i = 0; i < 4; ++i) {
+      leaves[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
+      tree->stream_of_leaf[i] = i < heads_.size() ? streams_[heads_[i].stream].get() : nullptr;
+    }
+    tree->tree.Start(leaves);
+    tree->left = total;
+    return total;
   }
   if (order_.size() < total) order_.resize(total);
   if (records_.size() < total) records_.resize(total);

@@ -107,8 +107,13 @@ const Event* EventReader::NextSlow() {
     run_.streams = buffered_.data();
   }
   run_.pos = 0;
-  run_.size = pipeline_->MergeNextRun(&run_.order, &status_);
-  if (run_.size == 0) return nullptr;
+  run_.size = 0;
+  const uint32_t* order = nullptr;
+  const size_t n = pipeline_->MergeNextRun(&order, &status_, &tree_);
+  if (n == 0) return nullptr;
+  if (!order) return Next();  // tree_ holds the run
+  run_.order = order;
+  run_.size = n;
   run_.records = pipeline_->run_records();
   const size_t k = run_.pos++;
   return run_.streams[run_.order[k]]->Take(run_.records[k]);

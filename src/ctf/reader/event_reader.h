@@ -4,8 +4,10 @@
 // next event, so equal timestamps come out in a stable, deterministic order. Each stream
 // is ordered by construction (StreamCursor clamps the rare step back and counts it), so
 // the merged sequence is ordered too, whatever the disorder across streams. With decoding
-// threads (ReaderOptions::decode_threads), DecodePipeline merges whole runs of decoded
-// events at once (MergeNextRun) in the same order, and Next() returns them one by one.
+// threads (ReaderOptions::decode_threads), DecodePipeline finds runs of decoded events
+// that can be ordered now (MergeNextRun); Next() takes a run of up to 4 streams one
+// tree step per event (TreeRun), and a larger one as the pipeline merged it, in the
+// same order.
 #pragma once
 
 #include <array>
@@ -74,7 +76,13 @@ class alignas(64) EventReader {
         return Merge(current_->event().timestamp);
       return StreamEnded();
     }
-    if (run_.pos < run_.size) [[likely]] {  // decoding on threads: the merged run
+    if (tree_.left > 0) [[likely]] {  // decoding on threads: a run merged as it is taken
+      --tree_.left;
+      size_t leaf;
+      const DecodedEvent* record = tree_.tree.Take(&leaf);
+      return tree_.stream_of_leaf[leaf]->Take(record);
+    }
+    if (run_.pos < run_.size) {  // decoding on threads: a run merged before
       const size_t k = run_.pos++;
       return run_.streams[run_.order[k]]->Take(run_.records[k]);
     }
@@ -147,6 +155,7 @@ class alignas(64) EventReader {
     const DecodedEvent* const* records = nullptr;
     size_t pos = 0, size = 0;
   } run_;
+  TreeRun tree_;
   std::vector<BufferedStream*> buffered_;
   // Smallest head timestamp of the streams other than the top one: while the top stream's
   // next event is not later, it stays on top and the heap is not touched.

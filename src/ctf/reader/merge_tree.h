@@ -65,6 +65,25 @@ inline void ReplaceIfLeaf(uint64_t leaf, uint64_t i, uint64_t* ts, const Record*
 #endif
 }
 
+// The tree's one pass: leaves ts/at/leaf[0..P) in, the earliest (ties: the lowest leaf) out
+// in ts[0], at[0], leaf[0].
+template <size_t P, typename Record>
+inline void SelectEarliest(std::array<uint64_t, P>& ts, std::array<const Record*, P>& at,
+                           std::array<uint64_t, P>& leaf) {
+#pragma GCC unroll 8
+  for (size_t width = P / 2; width >= 1; width /= 2) {
+#pragma GCC unroll 8
+    for (size_t i = 0; i < width; ++i) {
+      uint64_t t = ts[2 * i], l = leaf[2 * i];
+      const Record* a = at[2 * i];
+      TakeEarlier(&t, &a, &l, ts[2 * i + 1], at[2 * i + 1], leaf[2 * i + 1]);
+      ts[i] = t;
+      at[i] = a;
+      leaf[i] = l;
+    }
+  }
+}
+
 }  // namespace merge_internal
 
 // Takes `count` records in (timestamp, leaf) order from the runs starting at next[0..P)
@@ -85,18 +104,7 @@ inline void MergeTree(std::array<const Record*, P> next, size_t count, Take&& ta
     std::array<uint64_t, P> leaf;
 #pragma GCC unroll 16
     for (size_t i = 0; i < P; ++i) leaf[i] = i;
-#pragma GCC unroll 8
-    for (size_t width = P / 2; width >= 1; width /= 2) {
-#pragma GCC unroll 8
-      for (size_t i = 0; i < width; ++i) {
-        uint64_t t = ts[2 * i], l = leaf[2 * i];
-        const Record* a = at[2 * i];
-        merge_internal::TakeEarlier(&t, &a, &l, ts[2 * i + 1], at[2 * i + 1], leaf[2 * i + 1]);
-        ts[i] = t;
-        at[i] = a;
-        leaf[i] = l;
-      }
-    }
+    merge_internal::SelectEarliest<P>(ts, at, leaf);
     take(static_cast<size_t>(leaf[0]), at[0]);
     const Record* following = at[0] + 1;
     const uint64_t following_ts = following->timestamp;
@@ -105,5 +113,38 @@ inline void MergeTree(std::array<const Record*, P> next, size_t count, Take&& ta
       merge_internal::ReplaceIfLeaf(leaf[0], i, &head[i], &next[i], following_ts, following);
   }
 }
+
+// MergeTree taken one record at a time, its heads kept between calls: the same order under
+// the same bound (the caller takes no more than the records the runs' bound allows). For a
+// consumer that handles each record as it is taken (EventReader::Next): the step's chain
+// (the winner's next timestamp loaded, then the selects) then overlaps the consumer's work
+// instead of running before it, and the order needs no array.
+template <size_t P, typename Record>
+class MergeTreeSteps {
+ public:
+  static_assert(P >= 2 && P <= kMaxTreeLeaves && (P & (P - 1)) == 0);
+  void Start(const std::array<const Record*, P>& next) {
+    next_ = next;
+    for (size_t i = 0; i < P; ++i) head_[i] = next[i]->timestamp;
+  }
+  // The earliest record by (timestamp, leaf), and its leaf in *leaf.
+  const Record* Take(size_t* leaf) {
+    std::array<uint64_t, P> ts = head_;
+    std::array<const Record*, P> at = next_;
+    std::array<uint64_t, P> l;
+#pragma GCC unroll 16
+    for (size_t i = 0; i < P; ++i) l[i] = i;
+    merge_internal::SelectEarliest<P>(ts, at, l);
+    const Record* following = at[0] + 1;
+    head_[l[0]] = following->timestamp;
+    next_[l[0]] = following;
+    *leaf = static_cast<size_t>(l[0]);
+    return at[0];
+  }
+
+ private:
+  std::array<uint64_t, P> head_{};
+  std::array<const Record*, P> next_{};
+};
 
 }  // namespace causeway::ctf

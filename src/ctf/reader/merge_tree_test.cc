@@ -1,5 +1,6 @@
-// MergeTree against a stable sort by (timestamp, leaf), on every tree size, with runs that
-// tie all the time, runs left empty, and records past the merged part that must stay put.
+// MergeTree, and MergeTreeSteps (the same merge a record at a time), against a stable sort
+// by (timestamp, leaf), on every tree size, with runs that tie all the time, runs left
+// empty, and records past the merged part that must stay put.
 #include "ctf/reader/merge_tree.h"
 
 #include <algorithm>
@@ -50,15 +51,24 @@ void CheckRandomMerges(std::mt19937_64& rng) {
     for (size_t i = 0; i < P; ++i) first[i] = i < runs ? data[i].data() : &past_every;
     std::vector<std::pair<size_t, uint32_t>> got;
     MergeTree<P>(first, take, [&](size_t leaf, const Record* r) { got.push_back({leaf, r->id}); });
+    std::vector<std::pair<size_t, uint32_t>> stepped;
+    MergeTreeSteps<P, Record> steps;
+    steps.Start(first);
+    for (size_t k = 0; k < take; ++k) {
+      size_t leaf = P;
+      const Record* r = steps.Take(&leaf);
+      stepped.push_back({leaf, r->id});
+    }
     ASSERT_EQ(got.size(), take);
     for (size_t k = 0; k < take; ++k) {
       ASSERT_EQ(got[k].first, expected[k].first.second) << "P=" << P << " record " << k;
       ASSERT_EQ(got[k].second, expected[k].second) << "P=" << P << " record " << k;
     }
+    ASSERT_EQ(stepped, got) << "P=" << P;
   }
 }
 
-TEST(MergeTreeTest, MergesLikeAStableSortOnEveryTreeSize) {
+TEST(MergeTreeTest, MergesAndStepsLikeAStableSortOnEveryTreeSize) {
   std::mt19937_64 rng(11);
   CheckRandomMerges<2>(rng);
   CheckRandomMerges<4>(rng);
