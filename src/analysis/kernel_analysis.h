@@ -25,7 +25,7 @@ struct KernelAnalysisOptions {
   // than one host (analysis/clock_sync.h).
   ClockSyncOptions sync;
   // Threads decoding the trace beside the one building the graph (ctf::ReaderOptions).
-  unsigned decode_threads = ctf::DefaultDecodeThreads();
+  unsigned decode_threads = ctf::AnalysisDecodeThreads();
 };
 
 struct KernelAnalysis {

@@ -42,7 +42,7 @@ StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
   std::optional<Progress> progress;
   analysis::KernelAnalysisOptions options;
   options.sync = sync.ToOptions();
-  options.decode_threads = ctf::DefaultDecodeThreads();
+  options.decode_threads = ctf::AnalysisDecodeThreads();
   if (StderrIsInteractive()) {
     options.progress = [&progress](uint64_t done, uint64_t total, uint64_t events) {
       if (!progress) progress.emplace("Building graph", total, true);

@@ -86,6 +86,12 @@ unsigned DefaultDecodeThreads() {
   return 0;
 }
 
+unsigned AnalysisDecodeThreads() {
+  if (const char* env = std::getenv("CAUSEWAY_DECODE_THREADS"); env && *env)
+    return DefaultDecodeThreads();
+  return std::thread::hardware_concurrency() >= 2 ? 1 : 0;
+}
+
 DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads,
                                uint32_t batch_events) {
   // Each batch handed over costs a few cache lines bounced between cores, so batches are

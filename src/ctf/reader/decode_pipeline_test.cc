@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -394,8 +395,11 @@ TEST(DecodePipelineTest, TheDefaultFollowsTheEnvironment) {
   EXPECT_EQ(DefaultDecodeThreads(), 0u);
   ::setenv("CAUSEWAY_DECODE_THREADS", "3", 1);
   EXPECT_EQ(DefaultDecodeThreads(), 3u);
+  EXPECT_EQ(AnalysisDecodeThreads(), 3u);
   ::unsetenv("CAUSEWAY_DECODE_THREADS");
   EXPECT_EQ(DefaultDecodeThreads(), 0u);  // inline unless asked
+  // An analysis takes one worker when there is a second CPU for it.
+  EXPECT_EQ(AnalysisDecodeThreads(), std::thread::hardware_concurrency() >= 2 ? 1u : 0u);
   if (was) ::setenv("CAUSEWAY_DECODE_THREADS", saved.c_str(), 1);
 }
 
