@@ -174,10 +174,12 @@ class DecodePipeline {
 
 // Decoding threads when ReaderOptions::decode_threads is left at its default: the
 // CAUSEWAY_DECODE_THREADS environment variable if set, else 0 (decode in the caller's
-// thread). Since stream files are read into chunks, decoding costs about as much as handing
-// the records over between cores: on the 2-core machine the pipeline made no read faster
-// in wall time and every one dearer in CPU (`causeway threads` on the 10,000-request
-// recording: 0.55 s wall, 0.55 s CPU inline; 0.59 s wall, 0.97 s CPU with one worker).
+// thread). A worker costs CPU (records handed between cores, views rebuilt): reads that
+// share the machine with other work (span readers, tests, small traces) stay inline, and
+// whole-trace analyses take AnalysisDecodeThreads() below. (Before the merge was taken
+// per event, the pipeline made no read faster on the 2-core machine: `causeway threads`
+// on the 10,000-request recording, 0.55 s wall and CPU inline, 0.59 s wall and 0.97 s CPU
+// with one worker.)
 unsigned DefaultDecodeThreads();
 
 // Decoding threads for a whole-trace analysis (the kernel graph that `causeway threads`,
