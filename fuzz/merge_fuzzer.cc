@@ -11,7 +11,9 @@
 // events that go back in time, broken packet sizes). The trace is then read:
 //   - merged, decoded in the caller's thread (the reference);
 //   - merged through the decoding pipeline with 1 to 3 threads and batches of 1 to 16
-//     events (so that each run of the merge is cut at many batch ends);
+//     events (so that each run of the merge is cut at many batch ends), the events taken
+//     by Next(), by EventReader::ForEach, or by ForEach stopped every few events with a
+//     few taken by Next() in between;
 //   - stream by stream with ScanUnordered on 1 and 2 threads.
 // The pipeline must give every event with every field in the same order, the same error
 // (at the same point) and, when the read ends cleanly, the same statistics; the scans the
@@ -96,8 +98,15 @@ struct Read {
   uint64_t consumed = 0;
 };
 
+// How ReadMerged takes the events: one Next() call each; EventReader::ForEach; or ForEach
+// stopped every few events, a few taken by Next(), then ForEach again.
+enum class Api { kNext, kForEach, kMixed };
+const char* ApiName(Api api) {
+  return api == Api::kNext ? "Next()" : api == Api::kForEach ? "ForEach" : "ForEach and Next()";
+}
+
 // Every event as a line (its JSON with every field, plus what JSON leaves out).
-Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch) {
+Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch, Api api = Api::kNext) {
   Read r;
   ctf::ReaderOptions o = traces.options;
   o.decode_threads = threads;
@@ -108,17 +117,34 @@ Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch) {
     return r;
   }
   report::EventFormatter json({.time = report::TimeFormat::kCycles, .delta = false});
-  for (const ctf::Event* e; (e = (*reader)->Next()) != nullptr;) {
-    std::string line = fmt::format("stream={} class={} t={} cycles={} ", e->stream_index,
-                                   e->class_index, e->timestamp, e->cycles);
-    if (e->kind == ctf::Event::Kind::kDiscarded)
-      line +=
-          fmt::format("lost={} in [{}, {}]", e->discarded, e->discarded_begin, e->discarded_end);
+  auto add = [&](const ctf::Event& e) {
+    std::string line = fmt::format("stream={} class={} t={} cycles={} ", e.stream_index,
+                                   e.class_index, e.timestamp, e.cycles);
+    if (e.kind == ctf::Event::Kind::kDiscarded)
+      line += fmt::format("lost={} in [{}, {}]", e.discarded, e.discarded_begin, e.discarded_end);
     else
-      json.AppendJson(*e, &line);
+      json.AppendJson(e, &line);
     r.events.push_back(std::move(line));
+  };
+  ctf::EventReader& reader_ref = **reader;
+  if (api == Api::kNext) {
+    while (const ctf::Event* e = reader_ref.Next()) add(*e);
+  } else if (api == Api::kForEach) {
+    reader_ref.ForEach(add);
+  } else {
+    for (size_t round = 0;; ++round) {
+      const size_t stop_at = r.events.size() + 1 + round % 7;
+      if (!reader_ref.ForEach([&](const ctf::Event& e) {
+            add(e);
+            return r.events.size() < stop_at;
+          }))
+        break;
+      const ctf::Event* e = nullptr;
+      for (size_t k = 0; k < round % 3 && (e = reader_ref.Next()) != nullptr; ++k) add(*e);
+      if (round % 3 > 0 && !e) break;
+    }
   }
-  r.status = (*reader)->status().ToString();
+  r.status = reader_ref.status().ToString();
   for (const auto& s : (*reader)->stream_stats()) r.stats.push_back(StatsLine(s));
   r.consumed = (*reader)->consumed_bytes();
   return r;
@@ -278,7 +304,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::error_code ec;
   std::filesystem::remove_all(root, ec);
   const unsigned threads = 1 + in.Next() % 3;
-  const uint32_t batch = 1 + in.Next() % 16;
+  // The low bits choose the batch size, the high ones how the events are taken.
+  const uint8_t batch_byte = in.Next();
+  const uint32_t batch = 1 + batch_byte % 16;
+  const Api api = static_cast<Api>(batch_byte / 16 % 3);
   Traces traces;
   if (!WriteTraces(in, root, &traces)) return 0;
 
@@ -287,14 +316,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool verbose = std::getenv("CAUSEWAY_MERGE_FUZZER_VERBOSE") != nullptr;
   if (verbose)
     std::fprintf(stderr,
-                 "merge_fuzzer: %zu traces%s, %zu streams, %zu events, %u threads, batches of %u: "
-                 "%s\n",
+                 "merge_fuzzer: %zu traces%s, %zu streams, %zu events, %u threads, batches of %u, "
+                 "%s: %s\n",
                  traces.dirs.size(), traces.options.clock_transform ? " (transformed)" : "",
-                 reference.stats.size(), reference.events.size(), threads, batch,
+                 reference.stats.size(), reference.events.size(), threads, batch, ApiName(api),
                  reference.status.c_str());
-  const Read piped = ReadMerged(traces, threads, batch);
-  ExpectSame(fmt::format("pipeline ({} threads, batches of {})", threads, batch), reference, piped,
-             true);
+  const Read piped = ReadMerged(traces, threads, batch, api);
+  ExpectSame(fmt::format("pipeline ({} threads, batches of {}, {})", threads, batch, ApiName(api)),
+             reference, piped, true);
   if (reference.status == "OK" && piped.consumed != reference.consumed)
     Differ("consumed bytes", std::to_string(reference.consumed), std::to_string(piped.consumed),
            reference, piped);

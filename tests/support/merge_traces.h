@@ -20,16 +20,16 @@ namespace causeway::testing {
 // event k of a stream carries k in its field "k". Each stream's time steps by 0 to 3 ns,
 // so that heads (and the horizons the merge of decoded runs cuts at) tie across streams
 // all the time. With `end_at_max`, every stream's last 20 events are at UINT64_MAX, where
-// they tie with the decoding pipeline's end-of-batch markers too.
+// they tie with the decoding pipeline's end-of-batch markers too. Time starts at `start`.
 inline void WriteTiedTrace(const std::string& dir, uint32_t streams, uint32_t per_stream,
-                           uint32_t seed, bool end_at_max = false) {
+                           uint32_t seed, bool end_at_max = false, uint64_t start = 1000) {
   ctf::TraceOptions o;
   o.packet_size = 4096;
   auto w = ctf::CtfWriter::Create(dir, o);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   const uint32_t tick = *(*w)->AddEventClass("tick", {{"k", ctf::FieldKind::kU32}});
   std::mt19937 rng(seed);
-  std::vector<uint64_t> ts(streams, 1000);
+  std::vector<uint64_t> ts(streams, start);
   std::vector<uint32_t> written(streams, 0);
   for (uint64_t left = uint64_t{streams} * per_stream; left > 0; --left) {
     uint32_t cpu = static_cast<uint32_t>(rng() % streams);

@@ -443,6 +443,7 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree) {
   size_t total = 0;
   heap_valid_ = false;  // heads_ is reused here
   heads_.clear();
+  uint64_t latest = 0;  // the run's last timestamp
   for (const uint32_t s : live_) {
     const BufferedStream& b = *streams_[s];
     const DecodedEvent* first = b.batch_->events.data() + b.index_;
@@ -465,9 +466,13 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree) {
     if (stop[-1].timestamp == UINT64_MAX) return 0;
     total += count;
     heads_.push_back({first->timestamp, s});
+    latest = std::max(latest, stop[-1].timestamp);
   }
   if (tree) tree->left = 0;
-  if (tree && heads_.size() <= 4) {  // heads_ is in stream order: the tree's leaf order
+  // heads_ is in stream order: the tree's leaf order. Its keys hold times below 2^62 ns
+  // (MergeTreeSteps::Fits); a run past that, from a corrupt stream or a clock of another
+  // origin, is merged below.
+  if (tree && heads_.size() <= 4 && decltype(tree->tree)::Fits(latest)) {
     std::array<const DecodedEvent*, 4> leaves;
     for (size_t i = 0; i < 4; ++i) {
       leaves[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
@@ -572,29 +577,12 @@ void BufferedStream::LoadPacket() {
   event_.slots[1] = event_.slots[0] + b.packet_header_slots;
 }
 
-void BufferedStream::Load(uint32_t i, const DecodedEvent& d) {
-  if (i == next_packet_event_) [[unlikely]]
-    LoadPacket();
-  event_.timestamp = d.timestamp;
+void BufferedStream::Load(uint32_t i, const DecodedEvent& d) { LoadInline(i, d); }
+
+void BufferedStream::LoadExtra(const DecodedEvent& d) {
   const uint32_t kind = d.where >> kWhereShift;
   const uint32_t at = d.where & kWhereMask;
   constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
-  if (kind <= kStaticExtended) [[likely]] {
-    const StreamCursor::StaticLayout& l = layouts_[(d.class_index - class_base_) * 2 + kind];
-    // Read before any store: event_'s members might alias the layout for all the compiler
-    // knows, which costs a test and a second copy of the stores.
-    const EventPlan* plan = l.plan;
-    const uint64_t* slots[4] = {l.slots[0], l.slots[1], l.slots[2], l.slots[3]};
-    event_.kind = Event::Kind::kEvent;
-    event_.plan = plan;
-    event_.class_index = d.class_index;
-    event_.cycles = d.timestamp - clock_offset_ns_;
-    for (int s = 0; s < 4; ++s) {
-      event_.slots[kHeader + s] = slots[s];
-      event_.slot_base[kHeader + s] = at;
-    }
-    return;
-  }
   const DecodedBatch& b = *batch_;
   const DecodedExtra& x = b.extras[at];
   for (int s = 0; s < 4; ++s) event_.slot_base[kHeader + s] = 0;

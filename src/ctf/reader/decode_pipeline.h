@@ -48,6 +48,14 @@ class alignas(64) BufferedStream {
     Load(index_++, *record);
     return &event_;
   }
+  // Take() with the view built inline, for a loop that takes many events in a row
+  // (EventReader::ForEach). Next() calls the out-of-line one: inlined there, the view took
+  // registers from the merge's step around it (365 -> 402 M instructions reading the 60 MB
+  // 4-CPU trace with one decoding thread, callgrind).
+  [[gnu::always_inline]] const Event* TakeInline(const DecodedEvent* record) {
+    LoadInline(index_++, *record);
+    return &event_;
+  }
   const Event& event() const { return event_; }
   const Status& status() const { return status_; }
   // As of the batch being read: what the cursor had decoded when it finished that batch.
@@ -61,6 +69,33 @@ class alignas(64) BufferedStream {
   // end of the stream (status() tells how it ended).
   bool NextBatch();
   void Load(uint32_t i, const DecodedEvent& record);
+  // Builds event_ for the batch's event i. One of static layout (kind 0 or 1: its header
+  // start and option) gets its class's StaticLayout for that option, relative to its
+  // start; any other, LoadExtra.
+  [[gnu::always_inline]] void LoadInline(uint32_t i, const DecodedEvent& record) {
+    if (i == next_packet_event_) [[unlikely]]
+      LoadPacket();
+    event_.timestamp = record.timestamp;
+    const uint32_t kind = record.where >> StreamCursor::kStartShift;
+    if (kind > 1) [[unlikely]]
+      return LoadExtra(record);
+    const uint32_t at = record.where & StreamCursor::kStartMask;
+    constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
+    const StreamCursor::StaticLayout& l = layouts_[(record.class_index - class_base_) * 2 + kind];
+    // Read before any store: event_'s members might alias the layout for all the compiler
+    // knows, which costs a test and a second copy of the stores.
+    const EventPlan* plan = l.plan;
+    const uint64_t* slots[4] = {l.slots[0], l.slots[1], l.slots[2], l.slots[3]};
+    event_.kind = Event::Kind::kEvent;
+    event_.plan = plan;
+    event_.class_index = record.class_index;
+    event_.cycles = record.timestamp - clock_offset_ns_;
+    for (int s = 0; s < 4; ++s) {
+      event_.slots[kHeader + s] = slots[s];
+      event_.slot_base[kHeader + s] = at;
+    }
+  }
+  void LoadExtra(const DecodedEvent& record);
   void LoadPacket();  // the batch's next packet
 
   Ring* ring_ = nullptr;

@@ -82,8 +82,13 @@ struct Read {
   uint64_t consumed = 0;
 };
 
+// How ReadAll takes the events: one Next() call each; EventReader::ForEach; or ForEach
+// stopped every few events (its callback returning false), a few taken by Next(), then
+// ForEach again, over and over.
+enum class Api { kNext, kForEach, kMixed };
+
 Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t batch_events = 0,
-             const ClockTransform* transform = nullptr) {
+             const ClockTransform* transform = nullptr, Api api = Api::kNext) {
   Read r;
   ReaderOptions o;
   if (transform) o.clock_transform = [&](const Trace&) { return *transform; };
@@ -94,8 +99,39 @@ Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t ba
     r.status = reader.status().ToString();
     return r;
   }
-  while (const Event* e = (*reader)->Next()) r.events.push_back(Describe(*e));
-  r.status = (*reader)->status().ToString();
+  EventReader& reader_ref = **reader;
+  switch (api) {
+    case Api::kNext:
+      while (const Event* e = reader_ref.Next()) r.events.push_back(Describe(*e));
+      break;
+    case Api::kForEach:
+      EXPECT_FALSE(reader_ref.ForEach([&](const Event& e) { r.events.push_back(Describe(e)); }));
+      break;
+    case Api::kMixed: {
+      size_t round = 0;
+      for (bool more = true; more; ++round) {
+        // Stops after 1 to 97 events, then takes 0 to 4 by Next().
+        const size_t stop_at = r.events.size() + 1 + round * 31 % 97;
+        more = reader_ref.ForEach([&](const Event& e) {
+          r.events.push_back(Describe(e));
+          return r.events.size() < stop_at;
+        });
+        if (more) {
+          EXPECT_EQ(r.events.size(), stop_at);
+        }
+        for (size_t k = 0; more && k < round % 5; ++k) {
+          const Event* e = reader_ref.Next();
+          if (!e) {
+            more = false;
+            break;
+          }
+          r.events.push_back(Describe(*e));
+        }
+      }
+      break;
+    }
+  }
+  r.status = reader_ref.status().ToString();
   for (const StreamStats& s : (*reader)->stream_stats())
     r.stats.push_back(fmt::format("{} {} {} {} {} {} {} {} {} {} {} {}", s.path, s.trace_index,
                                   s.stream_class_id, s.stream_instance_id, s.cpu, s.file_bytes,
@@ -105,12 +141,25 @@ Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t ba
   return r;
 }
 
+// The inline read by Next() against every number of decoding threads (0 included) and
+// every way of taking the events.
 void ExpectSameWithThreads(const std::vector<std::string>& dirs, size_t min_events) {
   const Read inline_read = ReadAll(dirs, 0);
   EXPECT_GE(inline_read.events.size(), min_events) << dirs[0];
-  for (unsigned threads : {1u, 2u, 3u}) {
-    SCOPED_TRACE(fmt::format("{} with {} decoding threads", dirs[0], threads));
-    const Read r = ReadAll(dirs, threads);
+  for (const auto& [threads, api] : std::vector<std::pair<unsigned, Api>>{{1, Api::kNext},
+                                                                          {2, Api::kNext},
+                                                                          {3, Api::kNext},
+                                                                          {0, Api::kForEach},
+                                                                          {1, Api::kForEach},
+                                                                          {2, Api::kForEach},
+                                                                          {0, Api::kMixed},
+                                                                          {1, Api::kMixed},
+                                                                          {3, Api::kMixed}}) {
+    SCOPED_TRACE(fmt::format("{} with {} decoding threads, taken by {}", dirs[0], threads,
+                             api == Api::kNext      ? "Next()"
+                             : api == Api::kForEach ? "ForEach"
+                                                    : "ForEach stopped and Next()"));
+    const Read r = ReadAll(dirs, threads, 0, nullptr, api);
     EXPECT_EQ(r.status, inline_read.status);
     ASSERT_EQ(r.events.size(), inline_read.events.size());
     for (size_t i = 0; i < r.events.size(); ++i)
@@ -313,9 +362,18 @@ TEST(DecodePipelineTest, TinyBatchesReadTheSame) {
     const std::string dir = tmp.path() + "/" + name;
     const Read inline_read = ReadAll({dir}, 0);
     ASSERT_GE(inline_read.events.size(), 2000u) << name;
-    for (uint32_t batch : {1u, 2u, 7u}) {
-      SCOPED_TRACE(fmt::format("{}: batches of {}", name, batch));
-      const Read r = ReadAll({dir}, 2, batch);
+    for (const auto& [batch, api] : std::vector<std::pair<uint32_t, Api>>{{1, Api::kNext},
+                                                                          {2, Api::kNext},
+                                                                          {7, Api::kNext},
+                                                                          {1, Api::kForEach},
+                                                                          {7, Api::kForEach},
+                                                                          {2, Api::kMixed},
+                                                                          {7, Api::kMixed}}) {
+      SCOPED_TRACE(fmt::format("{}: batches of {}, ForEach {}", name, batch,
+                               api == Api::kNext      ? "no"
+                               : api == Api::kForEach ? "yes"
+                                                      : "mixed"));
+      const Read r = ReadAll({dir}, 2, batch, nullptr, api);
       EXPECT_EQ(r.status, inline_read.status);
       ASSERT_EQ(r.events.size(), inline_read.events.size());
       for (size_t i = 0; i < r.events.size(); ++i)
@@ -339,6 +397,25 @@ TEST(DecodePipelineTest, EventsAtTheClocksEndReadTheSame) {
     ASSERT_GE(r.events.size(), 20u);
     EXPECT_NE(r.events.back().find(fmt::format("t={}", UINT64_MAX)), std::string::npos)
         << r.events.back();
+    ExpectSameWithThreads({tmp.path() + "/t"}, size_t{streams} * 3000);
+  }
+}
+
+// Times that cross 2^62 ns mid-read: runs before it are merged one tree step per event,
+// whose keys hold times below it (MergeTreeSteps::Fits); the runs after it are merged
+// otherwise, in the same order.
+TEST(DecodePipelineTest, TimesPastTheTreesKeysReadTheSame) {
+  for (uint32_t streams : {2u, 4u}) {
+    testing::TempDir tmp;
+    testing::WriteTiedTrace(tmp.path() + "/t", streams, 3000, 5, /*end_at_max=*/false,
+                            (uint64_t{1} << 62) - 3000);
+    const Read r = ReadAll({tmp.path() + "/t"}, 0);
+    ASSERT_EQ(r.events.size(), size_t{streams} * 3000);
+    auto time_of = [](const std::string& line) {
+      return std::stoull(line.substr(line.find(" t=") + 3));
+    };
+    EXPECT_LT(time_of(r.events.front()), uint64_t{1} << 62) << r.events.front();
+    EXPECT_GE(time_of(r.events.back()), uint64_t{1} << 62) << r.events.back();
     ExpectSameWithThreads({tmp.path() + "/t"}, size_t{streams} * 3000);
   }
 }

@@ -1,6 +1,7 @@
-// MergeTree, and MergeTreeSteps (the same merge a record at a time), against a stable sort
-// by (timestamp, leaf), on every tree size, with runs that tie all the time, runs left
-// empty, and records past the merged part that must stay put.
+// MergeTree, and MergeTreeSteps (the same merge a record at a time, or the rest of it in a
+// loop that may stop), against a stable sort by (timestamp, leaf), on every tree size, with
+// runs that tie all the time, runs left empty, times at the largest the steps' keys hold,
+// and records past the merged part that must stay put.
 #include "ctf/reader/merge_tree.h"
 
 #include <algorithm>
@@ -22,11 +23,14 @@ struct Record {
 template <size_t P>
 void CheckRandomMerges(std::mt19937_64& rng) {
   const Record past_every{UINT64_MAX, UINT32_MAX};
+  int stepped_rounds = 0;
   for (int round = 0; round < 200; ++round) {
-    // Up to P runs; timestamps drawn from a small range so that runs tie often, or from a
-    // wide one (UINT64_MAX - 1 included) so that large values are compared too.
+    // Up to P runs; timestamps drawn from a small range so that runs tie often, from a
+    // wide one (UINT64_MAX - 1 included) so that large values are compared too, or from
+    // just below the largest time MergeTreeSteps keys exactly.
     const size_t runs = 1 + rng() % P;
-    const bool narrow = rng() % 2;
+    const int range = static_cast<int>(rng() % 3);
+    constexpr uint64_t kMaxTime = MergeTreeSteps<P, Record>::kMaxTime;
     std::vector<std::vector<Record>> data(runs);
     std::vector<std::pair<std::pair<uint64_t, size_t>, uint32_t>> expected;  // ((ts, leaf), id)
     uint32_t id = 0;
@@ -34,7 +38,10 @@ void CheckRandomMerges(std::mt19937_64& rng) {
     for (size_t leaf = 0; leaf < runs; ++leaf) {
       const size_t n = rng() % 40;  // some runs empty
       std::vector<uint64_t> ts(n);
-      for (uint64_t& t : ts) t = narrow ? rng() % 8 : std::min(rng(), UINT64_MAX - 1);
+      for (uint64_t& t : ts)
+        t = range == 0   ? rng() % 8
+            : range == 1 ? std::min(rng(), UINT64_MAX - 1)
+                         : kMaxTime - 1 - rng() % 4;
       std::sort(ts.begin(), ts.end());
       for (const uint64_t t : ts) data[leaf].push_back({t, id++});
       count += n;
@@ -51,21 +58,49 @@ void CheckRandomMerges(std::mt19937_64& rng) {
     for (size_t i = 0; i < P; ++i) first[i] = i < runs ? data[i].data() : &past_every;
     std::vector<std::pair<size_t, uint32_t>> got;
     MergeTree<P>(first, take, [&](size_t leaf, const Record* r) { got.push_back({leaf, r->id}); });
-    std::vector<std::pair<size_t, uint32_t>> stepped;
-    MergeTreeSteps<P, Record> steps;
-    steps.Start(first);
-    for (size_t k = 0; k < take; ++k) {
-      size_t leaf = P;
-      const Record* r = steps.Take(&leaf);
-      stepped.push_back({leaf, r->id});
-    }
     ASSERT_EQ(got.size(), take);
     for (size_t k = 0; k < take; ++k) {
       ASSERT_EQ(got[k].first, expected[k].first.second) << "P=" << P << " record " << k;
       ASSERT_EQ(got[k].second, expected[k].second) << "P=" << P << " record " << k;
     }
+    // MergeTreeSteps, for the runs its keys hold: a record at a time, then the rest in
+    // TakeRest stopped once at a random point, then the rest again, a record at a time
+    // and in TakeRest.
+    const bool fits = take == 0 || MergeTreeSteps<P, Record>::Fits(expected[take - 1].first.first);
+    ASSERT_EQ(fits, range != 1 || take == 0 || expected[take - 1].first.first < kMaxTime);
+    if (!fits) continue;
+    ++stepped_rounds;
+    std::vector<std::pair<size_t, uint32_t>> stepped;
+    MergeTreeSteps<P, Record> steps;
+    steps.Start(first);
+    const size_t one_by_one = take == 0 ? 0 : rng() % (take + 1);
+    for (size_t k = 0; k < one_by_one; ++k) {
+      size_t leaf = P;
+      const Record* r = steps.Take(&leaf);
+      stepped.push_back({leaf, r->id});
+    }
+    const size_t rest = take - one_by_one;
+    const size_t stop_after = rest == 0 ? 0 : 1 + rng() % rest;
+    auto collect = [&](size_t leaf, const Record* r) {
+      stepped.push_back({leaf, r->id});
+      return stepped.size() != one_by_one + stop_after;
+    };
+    const size_t first_part = steps.TakeRest(rest, collect);
+    ASSERT_EQ(first_part, stop_after) << "P=" << P;
+    if (first_part < rest) {
+      const size_t more = rng() % (rest - first_part + 1);
+      for (size_t k = 0; k < more; ++k) {
+        size_t leaf = P;
+        const Record* r = steps.Take(&leaf);
+        stepped.push_back({leaf, r->id});
+      }
+      const size_t last = rest - first_part - more;
+      ASSERT_EQ(steps.TakeRest(last, collect), last) << "P=" << P;
+    }
     ASSERT_EQ(stepped, got) << "P=" << P;
   }
+  // Every kind of range came up, and the steps were checked on most rounds.
+  EXPECT_GT(stepped_rounds, 100);
 }
 
 TEST(MergeTreeTest, MergesAndStepsLikeAStableSortOnEveryTreeSize) {
