@@ -1,15 +1,18 @@
 // Benchmark: decode a CTF trace with Causeway's reader and with babeltrace2, side by side.
 //
 //   ctf_read_bench TRACE_DIR [--runs N] [--no-babeltrace]
-//   ctf_read_bench --child events|fields|scan|bound TRACE_DIR THREADS   (one measurement)
+//   ctf_read_bench --child events|fields|events-next|fields-next|scan|bound DIR THREADS
+//                                                                  (one measurement)
 //
-// Causeway is measured four times per run, each in a child process so that peak RSS and CPU
-// time are its own:
-//   events: every event decoded (header, id, timestamp, layout walk) in merged order;
+// Causeway is measured seven times per run, each in a child process so that peak RSS and
+// CPU time are its own:
+//   events: every event decoded (header, id, timestamp, layout walk) in merged order,
+//           taken through EventReader::ForEach;
 //   fields: the same, plus every scalar field value and every string read;
 // each with the stream files decoded in the merging thread (1 thread) and on decoding
 // threads (ReaderOptions::decode_threads, the default of DefaultDecodeThreads() unless
-// CAUSEWAY_DECODE_THREADS says otherwise); and twice more:
+// CAUSEWAY_DECODE_THREADS says otherwise); events-next: the events with decoding threads,
+// taken one EventReader::Next() call each; and twice more:
 //   scan: every event decoded, each stream on its own without the merge
 //         (EventReader::ScanUnordered, what `causeway stats` does), on 1 thread and on one
 //         per CPU. Not the same job as babeltrace2's, which merges: its line is printed
@@ -238,7 +241,9 @@ int ChildBound(const std::string& dir) {
 }
 
 // Runs in the child: decodes the trace and prints "seconds events bytes checksum".
-int Child(const std::string& dir, bool fields, unsigned threads) {
+// The merged read, every event taken through EventReader::ForEach, or through Next()
+// when `next` is set (the same events, one call each).
+int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
   const auto t0 = Clock::now();
   causeway::ctf::ReaderOptions options;
   options.decode_threads = threads;
@@ -252,14 +257,11 @@ int Child(const std::string& dir, bool fields, unsigned threads) {
   std::vector<std::vector<const PlanNode*>> strings((*reader)->num_event_classes());
   std::vector<bool> prepared((*reader)->num_event_classes(), false);
   uint64_t events = 0, sum = 0;
-  while (const Event* e = (*reader)->Next()) {
-    ++events;
-    sum += e->timestamp ^ e->class_index;
-    if (!fields || e->kind != Event::Kind::kEvent) continue;
-    const uint32_t c = e->class_index;
+  auto read_fields = [&](const Event& e) __attribute__((always_inline)) {
+    const uint32_t c = e.class_index;
     if (!prepared[c]) {
       prepared[c] = true;
-      for (const auto& f : e->plan->fields) {
+      for (const auto& f : e.plan->fields) {
         const TypeKind k = f.node->type->kind;
         if (k == TypeKind::kInteger || k == TypeKind::kEnum || k == TypeKind::kFloat)
           scalars[c].push_back(f.node);
@@ -267,8 +269,26 @@ int Child(const std::string& dir, bool fields, unsigned threads) {
           strings[c].push_back(f.node);
       }
     }
-    for (const PlanNode* n : scalars[c]) sum += e->GetUnsigned(*n);
-    for (const PlanNode* n : strings[c]) sum += e->GetString(*n).size();
+    for (const PlanNode* n : scalars[c]) sum += e.GetUnsigned(*n);
+    for (const PlanNode* n : strings[c]) sum += e.GetString(*n).size();
+  };
+  if (next) {
+    while (const Event* e = (*reader)->Next()) {
+      ++events;
+      sum += e->timestamp ^ e->class_index;
+      if (fields && e->kind == Event::Kind::kEvent) read_fields(*e);
+    }
+  } else if (fields) {
+    (*reader)->ForEach([&](const Event& e) {
+      ++events;
+      sum += e.timestamp ^ e.class_index;
+      if (e.kind == Event::Kind::kEvent) read_fields(e);
+    });
+  } else {
+    (*reader)->ForEach([&](const Event& e) {
+      ++events;
+      sum += e.timestamp ^ e.class_index;
+    });
   }
   if (!(*reader)->status().ok()) {
     std::fprintf(stderr, "%s\n", (*reader)->status().ToString().c_str());
@@ -318,7 +338,7 @@ double Median(std::vector<double> v) {
 
 struct Contender {
   std::string label;
-  std::string mode;  // events, fields or scan
+  std::string mode;  // events, fields, events-next or scan
   unsigned threads;
   std::vector<double> wall, cpu;
   Result last;
@@ -330,7 +350,9 @@ int main(int argc, char** argv) {
     const auto threads = static_cast<unsigned>(std::atoi(argv[4]));
     if (std::strcmp(argv[2], "scan") == 0) return ChildScan(argv[3], threads);
     if (std::strcmp(argv[2], "bound") == 0) return ChildBound(argv[3]);
-    return Child(argv[3], std::strcmp(argv[2], "fields") == 0, threads);
+    const std::string mode = argv[2];
+    const bool next = mode == "events-next" || mode == "fields-next";
+    return Child(argv[3], mode == "fields" || mode == "fields-next", threads, next);
   }
   if (argc < 2 || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: %s TRACE_DIR [--runs N] [--no-babeltrace]\n", argv[0]);
@@ -353,6 +375,7 @@ int main(int argc, char** argv) {
       {"causeway events, +" + t + " decoding", "events", threads, {}, {}, {}, 0},
       {"causeway every field, 1 thread", "fields", 0, {}, {}, {}, 0},
       {"causeway every field, +" + t + " decoding", "fields", threads, {}, {}, {}, 0},
+      {"causeway events by Next(), +" + t + " dec.", "events-next", threads, {}, {}, {}, 0},
       {"causeway scan, no merge, 1 thread", "scan", 1, {}, {}, {}, 0},
       {"causeway scan, no merge, " + std::to_string(cpus) + " threads",
        "scan",
@@ -362,7 +385,7 @@ int main(int argc, char** argv) {
        {},
        0},
   };
-  constexpr size_t kMerged = 4;  // the contenders before this one merge, like babeltrace2
+  constexpr size_t kMerged = 5;  // the contenders before this one merge, like babeltrace2
   const std::string self = "/proc/self/exe";
   std::vector<double> t_bt, cpu_bt;
   long rss_bt = 0;
