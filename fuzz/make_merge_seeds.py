@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes the seed recipes of merge_fuzzer (fuzz/corpus/merge/).
 
-A recipe (see merge_fuzzer.cc): decoding threads, events per batch, shape (streams, one
-trace or two, clock transform), packing (packet size, second trace's clock offset), number
-of byte flips; then (op, arg) pairs, one event or discard each; then 4 bytes per flip
+A recipe (see merge_fuzzer.cc): decoding threads, events per batch and how they are taken,
+shape (streams, one trace or two, clock transform), packing (packet size, second trace's
+clock offset), number of byte flips; then (op, arg) pairs, one event or discard each; then
+4 bytes per flip
 (file, offset high, offset low, xor mask). The seeds are long enough for many batches and
 packets per stream, so that mutations start deep in the merge rather than from a few events
 (libFuzzer grows inputs slowly). Keep this in step with merge_fuzzer.cc.
@@ -23,10 +24,12 @@ def step(rng, streams):
 
 
 def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0.0,
-           jumps=0.0, clock_end_from=None, traces=1, transform=False, offset_ns=0):
+           jumps=0.0, clock_end_from=None, traces=1, transform=False, offset_ns=0, api=0):
     rng = random.Random(seed)
     shape = streams - 1 + 24 * (traces - 1) + 48 * transform
-    out = bytearray([threads - 1, batch - 1, shape, packet_shift + 4 * offset_ns, flips])
+    # api: how the pipelined read takes the events (0 Next(), 1 ForEach, 2 both in turn).
+    out = bytearray([threads - 1, batch - 1 + 16 * api, shape, packet_shift + 4 * offset_ns,
+                     flips])
     for i in range(ops):
         r = rng.random()
         if clock_end_from is not None and i >= clock_end_from:
@@ -44,15 +47,15 @@ def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0
 
 
 SEEDS = {
-    "four-streams-ties": recipe(1, 1, 3, 4, 0, 1500),
+    "four-streams-ties": recipe(1, 1, 3, 4, 0, 1500, api=1),
     "seventeen-streams": recipe(2, 2, 1, 17, 1, 1800),
     "many-streams-clock-end": recipe(3, 3, 5, 24, 2, 1800, clock_end_from=1500),
-    "discards-and-jumps": recipe(4, 1, 8, 4, 1, 1500, discards=0.05, jumps=0.05),
-    "flipped": recipe(5, 2, 4, 3, 0, 1500, flips=2),
+    "discards-and-jumps": recipe(4, 1, 8, 4, 1, 1500, discards=0.05, jumps=0.05, api=2),
+    "flipped": recipe(5, 2, 4, 3, 0, 1500, flips=2, api=2),
     "one-stream": recipe(6, 1, 16, 1, 3, 800),
-    "two-traces": recipe(7, 2, 6, 6, 1, 1500, traces=2, offset_ns=3),
+    "two-traces": recipe(7, 2, 6, 6, 1, 1500, traces=2, offset_ns=3, api=1),
     "two-traces-transformed": recipe(8, 1, 2, 20, 0, 1800, discards=0.02, traces=2,
-                                     transform=True, offset_ns=17),
+                                     transform=True, offset_ns=17, api=2),
 }
 
 
