@@ -86,6 +86,11 @@ struct Read {
 // stopped every few events (its callback returning false), a few taken by Next(), then
 // ForEach again, over and over.
 enum class Api { kNext, kForEach, kMixed };
+const char* ApiName(Api api) {
+  return api == Api::kNext      ? "Next()"
+         : api == Api::kForEach ? "ForEach"
+                                : "ForEach stopped and Next()";
+}
 
 Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t batch_events = 0,
              const ClockTransform* transform = nullptr, Api api = Api::kNext) {
@@ -155,10 +160,8 @@ void ExpectSameWithThreads(const std::vector<std::string>& dirs, size_t min_even
                                                                           {0, Api::kMixed},
                                                                           {1, Api::kMixed},
                                                                           {3, Api::kMixed}}) {
-    SCOPED_TRACE(fmt::format("{} with {} decoding threads, taken by {}", dirs[0], threads,
-                             api == Api::kNext      ? "Next()"
-                             : api == Api::kForEach ? "ForEach"
-                                                    : "ForEach stopped and Next()"));
+    SCOPED_TRACE(
+        fmt::format("{} with {} decoding threads, taken by {}", dirs[0], threads, ApiName(api)));
     const Read r = ReadAll(dirs, threads, 0, nullptr, api);
     EXPECT_EQ(r.status, inline_read.status);
     ASSERT_EQ(r.events.size(), inline_read.events.size());
@@ -369,10 +372,7 @@ TEST(DecodePipelineTest, TinyBatchesReadTheSame) {
                                                                           {7, Api::kForEach},
                                                                           {2, Api::kMixed},
                                                                           {7, Api::kMixed}}) {
-      SCOPED_TRACE(fmt::format("{}: batches of {}, ForEach {}", name, batch,
-                               api == Api::kNext      ? "no"
-                               : api == Api::kForEach ? "yes"
-                                                      : "mixed"));
+      SCOPED_TRACE(fmt::format("{}: batches of {}, taken by {}", name, batch, ApiName(api)));
       const Read r = ReadAll({dir}, 2, batch, nullptr, api);
       EXPECT_EQ(r.status, inline_read.status);
       ASSERT_EQ(r.events.size(), inline_read.events.size());
