@@ -8,7 +8,8 @@
 // CPU time are its own:
 //   events: every event decoded (header, id, timestamp, layout walk) in merged order,
 //           taken through EventReader::ForEach;
-//   fields: the same, plus every scalar field value and every string read;
+//   fields: the same, plus every scalar field value and every text field read (through
+//           the compact refs of field_ref.h, made once per event class);
 // each with the stream files decoded in the merging thread (1 thread) and on decoding
 // threads (ReaderOptions::decode_threads, the default of DefaultDecodeThreads() unless
 // CAUSEWAY_DECODE_THREADS says otherwise); events-next: the events with decoding threads,
@@ -47,8 +48,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using causeway::ctf::Event;
 using causeway::ctf::EventReader;
-using causeway::ctf::PlanNode;
-using causeway::ctf::TypeKind;
+using causeway::ctf::ScalarRef;
+using causeway::ctf::TextRef;
 
 struct Result {
   double seconds = 0;
@@ -252,25 +253,36 @@ int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
     std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
     return 1;
   }
-  // Per event class: the scalar and string fields to read.
-  std::vector<std::vector<const PlanNode*>> scalars((*reader)->num_event_classes());
-  std::vector<std::vector<const PlanNode*>> strings((*reader)->num_event_classes());
-  std::vector<bool> prepared((*reader)->num_event_classes(), false);
+  // Per event class, the scalar and text fields to read, as compact refs (field_ref.h) in
+  // two arrays shared by every class.
+  struct ClassFields {
+    bool prepared = false;
+    uint32_t scalars_begin = 0, scalars_end = 0, texts_begin = 0, texts_end = 0;
+  };
+  std::vector<ClassFields> classes((*reader)->num_event_classes());
+  std::vector<ScalarRef> scalars;
+  std::vector<TextRef> texts;
   uint64_t events = 0, sum = 0;
-  auto read_fields = [&](const Event& e) __attribute__((always_inline)) {
-    const uint32_t c = e.class_index;
-    if (!prepared[c]) {
-      prepared[c] = true;
-      for (const auto& f : e.plan->fields) {
-        const TypeKind k = f.node->type->kind;
-        if (k == TypeKind::kInteger || k == TypeKind::kEnum || k == TypeKind::kFloat)
-          scalars[c].push_back(f.node);
-        else if (k == TypeKind::kString || k == TypeKind::kArray || k == TypeKind::kSequence)
-          strings[c].push_back(f.node);
-      }
+  auto prepare = [&](const Event& e) {
+    ClassFields& c = classes[e.class_index];
+    c.prepared = true;
+    c.scalars_begin = static_cast<uint32_t>(scalars.size());
+    c.texts_begin = static_cast<uint32_t>(texts.size());
+    for (const auto& f : e.plan->fields) {
+      if (auto r = causeway::ctf::ScalarRefOf(*f.node))
+        scalars.push_back(*r);
+      else if (auto t = causeway::ctf::TextRefOf(*f.node))
+        texts.push_back(*t);
     }
-    for (const PlanNode* n : scalars[c]) sum += e.GetUnsigned(*n);
-    for (const PlanNode* n : strings[c]) sum += e.GetString(*n).size();
+    c.scalars_end = static_cast<uint32_t>(scalars.size());
+    c.texts_end = static_cast<uint32_t>(texts.size());
+  };
+  auto read_fields = [&](const Event& e) __attribute__((always_inline)) {
+    const ClassFields* c = &classes[e.class_index];
+    if (!c->prepared) [[unlikely]]
+      prepare(e);
+    for (uint32_t i = c->scalars_begin; i < c->scalars_end; ++i) sum += e.GetUnsigned(scalars[i]);
+    for (uint32_t i = c->texts_begin; i < c->texts_end; ++i) sum += e.GetString(texts[i]).size();
   };
   if (next) {
     while (const Event* e = (*reader)->Next()) {

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "ctf/reader/event_reader.h"
+#include "ctf/reader/field_ref.h"
 #include "support/test_util.h"
 
 namespace causeway::testing {
@@ -186,6 +188,26 @@ TEST(CtfGenericLayoutTest, HandMadePayloadMatchesBabeltrace) {
     }
     if (p.tag >= 2) {
       EXPECT_EQ(e->GetUnsigned(plan.FieldIndex("v.PAIR.y")), p.y);
+    }
+    // The compact refs (field_ref.h) read the same, bit fields of either byte order and
+    // absent variant options (0 and "") included.
+    auto scalar = [&](const char* name) {
+      const auto r = ctf::ScalarRefOf(e->Node(plan.FieldIndex(name)));
+      EXPECT_TRUE(r.has_value()) << name;
+      return r.value_or(ctf::ScalarRef{});
+    };
+    EXPECT_EQ(e->GetSigned(scalar("be13")), p.be13);
+    EXPECT_EQ(e->GetSigned(scalar("le11")), p.le11);
+    EXPECT_EQ(e->GetUnsigned(scalar("v.NUM")), p.tag == 0 ? p.num : 0);
+    const auto text = ctf::TextRefOf(e->Node(plan.FieldIndex("v.TEXT")));
+    ASSERT_TRUE(text.has_value());
+    EXPECT_EQ(e->GetString(*text), p.tag == 1 ? std::string_view(p.text) : std::string_view());
+    for (const auto& f : plan.fields) {
+      if (auto r = ctf::ScalarRefOf(*f.node)) {
+        EXPECT_EQ(e->GetSigned(*r), e->GetSigned(*f.node)) << f.name;
+      } else if (auto t = ctf::TextRefOf(*f.node)) {
+        EXPECT_EQ(e->GetString(*t), e->GetString(*f.node)) << f.name;
+      }
     }
     EXPECT_EQ(e->timestamp, 1'600'000'000'000'000'000ull + e->cycles);
   }

@@ -113,6 +113,24 @@ inline uint64_t ReadRawBits(const uint8_t* base, const uint8_t* end, uint64_t bi
   return ((hi << extra) | (uint64_t{p[8]} >> (8 - extra))) & mask;
 }
 
+// ReadRawBits, called: its rare cases, out of line for ReadRawBitsInline.
+uint64_t ReadRawBitsOutOfLine(const uint8_t* base, const uint8_t* end, uint64_t bit_pos,
+                              const ScalarDesc& d);
+
+// ReadRawBits with its common case (little endian within one 8-byte window) inline and the
+// others called, for loops reading many fields.
+[[gnu::always_inline]] inline uint64_t ReadRawBitsInline(const uint8_t* base, const uint8_t* end,
+                                                         uint64_t bit_pos, const ScalarDesc& d) {
+  const uint8_t* p = base + (bit_pos >> 3);
+  const unsigned shift = bit_pos & 7;
+  if (!d.big_endian && shift + d.size_bits <= 64 && end - p >= 8) [[likely]] {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    return (w >> shift) & ((uint64_t{2} << ((d.size_bits - 1) & 63)) - 1);
+  }
+  return ReadRawBitsOutOfLine(base, end, bit_pos, d);
+}
+
 // The first NUL byte in [s, s + avail), or nullptr. Trace strings are short (device and
 // task names, addresses): the first 32 bytes are scanned 8 at a time inline, which spares
 // memchr's call and setup for them; longer strings go on with memchr.

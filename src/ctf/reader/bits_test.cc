@@ -1,5 +1,5 @@
-// ReadRawBits against a bit-by-bit reading of the CTF rules, and FindNul against memchr,
-// on every position and length that crosses their fast paths.
+// ReadRawBits and ReadRawBitsInline against a bit-by-bit reading of the CTF rules, and
+// FindNul against memchr, on every position and length that crosses their fast paths.
 #include "ctf/reader/bits.h"
 
 #include <cstring>
@@ -39,6 +39,10 @@ TEST(ReadRawBits, AgreesWithBitByBitReadingEverywhere) {
                     BitByBit(bytes, pos, size, big))
               << (big ? "big" : "little") << " endian, " << size << " bits at bit " << pos << " of "
               << len << " bytes";
+          ASSERT_EQ(ReadRawBitsInline(bytes.data(), bytes.data() + len, pos, d),
+                    BitByBit(bytes, pos, size, big))
+              << "inline, " << (big ? "big" : "little") << " endian, " << size << " bits at bit "
+              << pos << " of " << len << " bytes";
         }
       }
     }

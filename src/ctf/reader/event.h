@@ -12,6 +12,7 @@
 
 #include "ctf/plan/decode_plan.h"
 #include "ctf/reader/bits.h"
+#include "ctf/reader/field_ref.h"
 
 namespace causeway::ctf {
 
@@ -96,6 +97,28 @@ struct Event {
 
   // Number of elements of an array or sequence.
   uint64_t Length(const PlanNode& n) const;
+
+  // The same reads through compact refs (field_ref.h), inline: for loops over many fields.
+  [[gnu::always_inline]] uint64_t GetUnsigned(const ScalarRef& r) const {
+    const uint64_t pos = Position(r.loc);
+    if (pos == kAbsent) return 0;
+    return ReadRawBitsInline(data, data_end, pos, r.scalar);
+  }
+  int64_t GetSigned(const ScalarRef& r) const {
+    const uint64_t raw = GetUnsigned(r);
+    return r.scalar.is_signed ? SignExtend(raw, r.scalar.size_bits) : static_cast<int64_t>(raw);
+  }
+  [[gnu::always_inline]] std::string_view GetString(const TextRef& r) const;
+
+ private:
+  // Text at bit `pos` (kAbsent: none), of at most `max` bytes, up to the first NUL.
+  std::string_view TextAt(uint64_t pos, uint64_t max) const {
+    if (pos == kAbsent || (pos & 7)) return {};
+    const char* p = reinterpret_cast<const char*>(data) + (pos >> 3);
+    max = std::min(max, (content_end_bits >> 3) - (pos >> 3));
+    const uint8_t* nul = FindNul(reinterpret_cast<const uint8_t*>(p), max);
+    return {p, nul ? static_cast<size_t>(reinterpret_cast<const char*>(nul) - p) : max};
+  }
 };
 
 inline uint64_t Event::Length(const PlanNode& n) const {
@@ -107,20 +130,28 @@ inline uint64_t Event::Length(const PlanNode& n) const {
 }
 
 inline std::string_view Event::GetString(const PlanNode& n) const {
-  const uint64_t pos = Position(n);
-  if (pos == kAbsent || (pos & 7)) return {};
-  const char* p = reinterpret_cast<const char*>(data) + (pos >> 3);
-  const uint64_t avail = (content_end_bits >> 3) - (pos >> 3);
-  uint64_t max = avail;
+  uint64_t max = ~uint64_t{0};
   if (n.type->kind == TypeKind::kArray || n.type->kind == TypeKind::kSequence) {
     const Type* e = n.type->element.get();
     if (!e || e->size_bits != 8 || (e->kind != TypeKind::kInteger)) return {};
-    max = std::min(max, Length(n));
+    if (Position(n) == kAbsent) return {};
+    max = Length(n);
   } else if (n.type->kind != TypeKind::kString) {
     return {};
   }
-  const uint8_t* nul = FindNul(reinterpret_cast<const uint8_t*>(p), max);
-  return {p, nul ? static_cast<size_t>(reinterpret_cast<const char*>(nul) - p) : max};
+  return TextAt(Position(n), max);
+}
+
+inline std::string_view Event::GetString(const TextRef& r) const {
+  const uint64_t pos = Position(r.loc);
+  uint64_t max = ~uint64_t{0};
+  if (r.kind == TextRef::Kind::kArray) {
+    max = r.array_length;
+  } else if (r.kind == TextRef::Kind::kSequence && pos != kAbsent) {
+    const uint64_t at = Position(r.length);
+    max = at == kAbsent ? 0 : ReadRawBitsInline(data, data_end, at, r.length_scalar);
+  }
+  return TextAt(pos, max);
 }
 
 }  // namespace causeway::ctf

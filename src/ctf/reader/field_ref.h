@@ -1,0 +1,41 @@
+// Compact handles to one field of an event class, for loops that read many fields of many
+// events.
+//
+// Reading a field through its PlanNode follows the plan's tree: the node (a few hundred
+// bytes each, scattered on the heap) gives the location and the format, and its type gives
+// the kind of a text field. A ScalarRef or TextRef copies what a read needs into 12 or 24
+// bytes, made once per event class; kept in one array per class, the refs of an event's
+// fields share a cache line or two, and the read is inline (Event::GetUnsigned(const
+// ScalarRef&), Event::GetString(const TextRef&)). They read the same values as the node.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "ctf/plan/decode_plan.h"
+
+namespace causeway::ctf {
+
+// An integer, an enum (its container) or a floating-point field.
+struct ScalarRef {
+  FieldLoc loc;
+  ScalarDesc scalar;
+};
+
+// Text: a string, or an array or sequence of 8-bit integers (up to the first NUL).
+struct TextRef {
+  enum class Kind : uint8_t { kString, kArray, kSequence };
+  FieldLoc loc;
+  Kind kind = Kind::kString;
+  ScalarDesc length_scalar;   // kSequence: how to read its length
+  FieldLoc length;            // kSequence: where its length lies
+  uint64_t array_length = 0;  // kArray
+};
+
+// The ref of a scalar node, or nullopt when the node is not one.
+std::optional<ScalarRef> ScalarRefOf(const PlanNode& node);
+// The ref of a text node, or nullopt when the node is not one (an array or sequence of
+// anything but 8-bit integers is not text).
+std::optional<TextRef> TextRefOf(const PlanNode& node);
+
+}  // namespace causeway::ctf
