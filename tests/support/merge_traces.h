@@ -20,9 +20,11 @@ namespace causeway::testing {
 // event k of a stream carries k in its field "k". Each stream's time steps by 0 to 3 ns,
 // so that heads (and the horizons the merge of decoded runs cuts at) tie across streams
 // all the time. With `end_at_max`, every stream's last 20 events are at UINT64_MAX, where
-// they tie with the decoding pipeline's end-of-batch markers too. Time starts at `start`.
+// they tie with the decoding pipeline's end-of-batch markers too. Time starts at `start`,
+// and jumps `jump` ns ahead in each stream after half of its events.
 inline void WriteTiedTrace(const std::string& dir, uint32_t streams, uint32_t per_stream,
-                           uint32_t seed, bool end_at_max = false, uint64_t start = 1000) {
+                           uint32_t seed, bool end_at_max = false, uint64_t start = 1000,
+                           uint64_t jump = 0) {
   ctf::TraceOptions o;
   o.packet_size = 4096;
   auto w = ctf::CtfWriter::Create(dir, o);
@@ -34,7 +36,7 @@ inline void WriteTiedTrace(const std::string& dir, uint32_t streams, uint32_t pe
   for (uint64_t left = uint64_t{streams} * per_stream; left > 0; --left) {
     uint32_t cpu = static_cast<uint32_t>(rng() % streams);
     while (written[cpu] == per_stream) cpu = (cpu + 1) % streams;
-    ts[cpu] += rng() % 4;
+    ts[cpu] += rng() % 4 + (written[cpu] == per_stream / 2 ? jump : 0);
     const uint64_t t = end_at_max && written[cpu] + 20 >= per_stream ? UINT64_MAX : ts[cpu];
     (*w)->Begin(cpu, tick, t).U32(written[cpu]++);
   }

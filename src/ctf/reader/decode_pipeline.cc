@@ -388,7 +388,8 @@ constexpr std::array<MergeSortedRunFn, kMaxSortedHeads + 1> kMergeSortedRun =
 
 }  // namespace
 
-size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree) {
+size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree,
+                                    WideRun* wide) {
   const size_t n = streams_.size();
   if (!merge_started_) {
     merge_started_ = true;
@@ -413,10 +414,12 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, Tree
   live_.resize(kept);
   if (live_.empty()) return 0;
 
-  if (live_.size() <= kMaxSortedHeads) {
-    const size_t total = MergeCountedRun(tree);
+  if (live_.size() <= kMaxSortedHeads ||
+      (wide && live_.size() <= LoserTree<DecodedEvent>::kMaxLeaves)) {
+    const size_t total = MergeCountedRun(tree, wide);
     if (total > 0) {
-      *order = tree && tree->left > 0 ? nullptr : order_.data();
+      const bool taken_later = (tree && tree->left > 0) || (wide && wide->left > 0);
+      *order = taken_later ? nullptr : order_.data();
       return total;
     }
   }
@@ -425,7 +428,7 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, Tree
   return total;
 }
 
-size_t DecodePipeline::MergeCountedRun(TreeRun* tree) {
+size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
   // The horizon: every event up to the smallest last key of the current batches can be
   // ordered now. A batch that ends its stream cleanly bounds nothing; one that ends it
   // with an error bounds the run at its last good event, where the error must surface.
@@ -469,6 +472,7 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree) {
     latest = std::max(latest, stop[-1].timestamp);
   }
   if (tree) tree->left = 0;
+  if (wide) wide->left = 0;
   // heads_ is in stream order: the tree's leaf order. Its keys hold times below 2^62 ns
   // (MergeTreeSteps::Fits); a run past that, from a corrupt stream or a clock of another
   // origin, is merged below.
@@ -482,6 +486,25 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree) {
     tree->left = total;
     return total;
   }
+  if (wide && heads_.size() > 4) {
+    using Tree = LoserTree<DecodedEvent>;
+    const size_t leaves = Tree::LeavesFor(heads_.size());
+    uint64_t base = UINT64_MAX;
+    for (const MergeHead& h : heads_) base = std::min(base, h.ts);
+    if (Tree::Fits(leaves, base, latest)) {
+      std::array<const DecodedEvent*, Tree::kMaxLeaves> first;
+      wide->stream_of_leaf.assign(leaves, nullptr);
+      for (size_t i = 0; i < leaves; ++i) {
+        first[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
+        if (i < heads_.size()) wide->stream_of_leaf[i] = streams_[heads_[i].stream].get();
+      }
+      wide->tree.Start(first.data(), leaves, base);
+      wide->left = total;
+      return total;
+    }
+  }
+  // Beyond the sorted heads' reach: the heap (MergeHeapRun).
+  if (heads_.size() > kMaxSortedHeads) return 0;
   if (order_.size() < total) order_.resize(total);
   if (records_.size() < total) records_.resize(total);
   // Past its part of the run, each stream holds a record after the horizon, or its batch's

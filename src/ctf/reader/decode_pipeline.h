@@ -28,6 +28,7 @@
 
 #include "base/status.h"
 #include "ctf/reader/event.h"
+#include "ctf/reader/loser_tree.h"
 #include "ctf/reader/merge_heads.h"
 #include "ctf/reader/merge_tree.h"
 #include "ctf/reader/stream_cursor.h"
@@ -123,6 +124,15 @@ struct alignas(64) TreeRun {
   size_t left = 0;
 };
 
+// A run of 5 to LoserTree::kMaxLeaves streams with events in it, left to be merged as it is
+// taken, likewise: each stream a leaf of a tree of losers (in stream order; unused leaves
+// hold a record past every other).
+struct alignas(64) WideRun {
+  LoserTree<DecodedEvent> tree;
+  std::vector<BufferedStream*> stream_of_leaf;
+  size_t left = 0;
+};
+
 class DecodePipeline {
  public:
   // Starts `threads` workers (at least 1) over `cursors`, which must outlive the pipeline
@@ -153,7 +163,11 @@ class DecodePipeline {
   // on each event instead of running before it: on the 630 MB 4-CPU trace with one
   // worker, 0.149 -> 0.138 s for events, 0.402 -> 0.369 s with every field read, pinned
   // to one vCPU 0.300 -> 0.275 s (medians of 9, 5 and 5 interleaved runs, 2026-11-27).
-  size_t MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree = nullptr);
+  // With `wide` given too, a run of 5 to LoserTree::kMaxLeaves streams is left in *wide the
+  // same way (on the 630 MB 16-CPU trace with one worker, the read through ForEach 0.360 ->
+  // 0.231 s, through Next() 0.381 -> 0.244 s; medians of 5 interleaved runs, 2026-11-28).
+  size_t MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree = nullptr,
+                      WideRun* wide = nullptr);
   // The record of each event of the last run, beside *order: the merge has it at hand,
   // and Take() then need not find it in the batch (with every field read, 0.442 -> 0.400 s
   // on the 630 MB 4-CPU trace with one worker; events alone 0.190 -> 0.188 s; medians of
@@ -179,7 +193,7 @@ class DecodePipeline {
   // part of the run counted, then merged without branches (a tree of selects up to 4
   // streams with events in the run, merge_tree.h, else a pass over sorted heads; 0 when an
   // event at UINT64_MAX rules it out), else a heap.
-  size_t MergeCountedRun(TreeRun* tree);
+  size_t MergeCountedRun(TreeRun* tree, WideRun* wide);
   size_t MergeHeapRun();
 
   std::vector<std::unique_ptr<BufferedStream::Ring>> rings_;

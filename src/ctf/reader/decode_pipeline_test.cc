@@ -420,6 +420,18 @@ TEST(DecodePipelineTest, TimesPastTheTreesKeysReadTheSame) {
   }
 }
 
+// More than 4 streams, whose runs are merged on a tree of losers with keys relative to the
+// run's earliest time (LoserTree::Fits): runs that span a jump of 2^62 ns are merged
+// otherwise, in the same order, and those before and after it on the tree.
+TEST(DecodePipelineTest, RunsWiderThanTheLoserTreesKeysReadTheSame) {
+  for (uint32_t streams : {5u, 8u, 20u}) {
+    testing::TempDir tmp;
+    testing::WriteTiedTrace(tmp.path() + "/t", streams, 3000, 9, /*end_at_max=*/false, 1000,
+                            uint64_t{1} << 62);
+    ExpectSameWithThreads({tmp.path() + "/t"}, size_t{streams} * 3000);
+  }
+}
+
 // Streams that fail deep into the read, after many batches: the same events come out, and
 // the read stops with the same error at the same point (right after the failing stream's
 // last good event), also when the failing stream is not the first in stream order.

@@ -109,9 +109,9 @@ const Event* EventReader::NextSlow() {
   run_.pos = 0;
   run_.size = 0;
   const uint32_t* order = nullptr;
-  const size_t n = pipeline_->MergeNextRun(&order, &status_, &tree_);
+  const size_t n = pipeline_->MergeNextRun(&order, &status_, &tree_, &wide_);
   if (n == 0) return nullptr;
-  if (!order) return Next();  // tree_ holds the run
+  if (!order) return Next();  // tree_ or wide_ holds the run
   run_.order = order;
   run_.size = n;
   run_.records = pipeline_->run_records();

@@ -86,6 +86,12 @@ class alignas(64) EventReader {
       const DecodedEvent* record = tree_.tree.Take(&leaf);
       return tree_.stream_of_leaf[leaf]->Take(record);
     }
+    if (wide_.left > 0) {  // likewise, a run of more than 4 streams
+      --wide_.left;
+      size_t leaf;
+      const DecodedEvent* record = wide_.tree.Take(&leaf);
+      return wide_.stream_of_leaf[leaf]->Take(record);
+    }
     if (run_.pos < run_.size) {  // decoding on threads: a run merged before
       const size_t k = run_.pos++;
       return run_.streams[run_.order[k]]->Take(run_.records[k]);
@@ -130,6 +136,17 @@ class alignas(64) EventReader {
           return !stopped;
         };
         tree_.left -= tree_.tree.TakeRest(tree_.left, take);
+        if (stopped) return true;
+        continue;
+      }
+      if (wide_.left > 0) {
+        BufferedStream* const* streams = wide_.stream_of_leaf.data();
+        bool stopped = false;
+        auto take = [&](size_t leaf, const DecodedEvent* r) __attribute__((always_inline)) {
+          stopped = !call(*streams[leaf]->TakeInline(r));
+          return !stopped;
+        };
+        wide_.left -= wide_.tree.TakeRest(wide_.left, take);
         if (stopped) return true;
         continue;
       }
@@ -210,6 +227,7 @@ class alignas(64) EventReader {
     size_t pos = 0, size = 0;
   } run_;
   TreeRun tree_;
+  WideRun wide_;
   std::vector<BufferedStream*> buffered_;
   // Smallest head timestamp of the streams other than the top one: while the top stream's
   // next event is not later, it stays on top and the heap is not touched.
