@@ -2,7 +2,9 @@
 # Benchmarks (not part of the tests). Writes a synthetic LTTng-like kernel trace with our
 # CTF writer and decodes it with Causeway and with babeltrace2, side by side.
 #   scripts/bench.sh [SIZE_MB ...]     default: 100 600
-# Traces go to $BENCH_DIR (default /tmp/causeway-bench) and are reused between runs.
+# Traces go to $BENCH_DIR (default /tmp/causeway-bench) and are reused between runs. Each has
+# $CPUS CPU streams (default 4; a machine with more CPUs writes more streams, which the
+# merge must interleave); $RUNS runs (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -12,10 +14,12 @@ mkdir -p "$dir"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100 600)
 for mb in "${sizes[@]}"; do
+  cpus="${CPUS:-4}"
   trace="$dir/kernel-${mb}mb"
+  [ "$cpus" = 4 ] || trace="$trace-${cpus}cpus"
   if [ ! -f "$trace/metadata" ]; then
     rm -rf "$trace"
-    build/release/bench/make_kernel_trace "$trace" --size-mb "$mb" --cpus 4 --seed 1
+    build/release/bench/make_kernel_trace "$trace" --size-mb "$mb" --cpus "$cpus" --seed 1
   fi
   build/release/bench/ctf_read_bench "$trace" --runs "${RUNS:-3}"
   echo

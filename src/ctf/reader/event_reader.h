@@ -6,9 +6,11 @@
 // the merged sequence is ordered too, whatever the disorder across streams. With decoding
 // threads (ReaderOptions::decode_threads), DecodePipeline finds runs of decoded events
 // that can be ordered now (MergeNextRun); Next() takes a run of up to 4 streams one
-// tree step per event (TreeRun), and a larger one as the pipeline merged it, in the
-// same order. ForEach() gives the same events to a callback, the tree's heads kept in
-// registers through each run: the fastest way to read a whole trace.
+// tree step per event (TreeRun), one of 5 to 256 streams one step of a tree of losers per
+// event (WideRun), and any other (times too far apart for the trees' keys, events at
+// UINT64_MAX, more streams) as the pipeline merged it, in the same order. ForEach() gives
+// the same events to a callback, the 4-leaf tree's heads kept in registers through each
+// run: the fastest way to read a whole trace.
 #pragma once
 
 #include <array>
