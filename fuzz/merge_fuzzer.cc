@@ -1,8 +1,9 @@
 // libFuzzer target, differential: the merge of many streams, read four ways, must agree.
 //
 // The input is a recipe for a trace, written with our CtfWriter into a temporary directory:
-// how many streams (up to 24, so both the sorted heads of up to 16 streams and the heap
-// beyond are used), in one trace or two (the second with its clock origin a few ns later,
+// how many streams (up to 24: the decoding pipeline merges runs of up to 4 on its 4-leaf
+// tree and more on a tree of losers, the inline merge up to 16 on sorted heads and more on
+// a heap), in one trace or two (the second with its clock origin a few ns later,
 // and maybe mapped through a clock transform with a slope, as multi-host synchronization
 // does), the packet size, then events on chosen streams with small time steps
 // (ties across streams all the time), jumps past the compact header's 27 bits, events at

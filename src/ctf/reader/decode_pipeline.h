@@ -10,10 +10,11 @@
 // about as much as a worker, with a costly one the workers decode nearly everything.
 //
 // The merging thread orders the batches' events a run at a time (MergeNextRun: every event
-// up to the earliest last event of the current batches, merged without branches, up to 4
-// streams one step per event taken) and takes them through a BufferedStream, whose Take()
-// is an Event view rebuilt from the record: callers see exactly what the cursor would
-// have given them (same fields, same order, same errors, at the same point of the stream).
+// up to the earliest last event of the current batches, merged without branches: up to 4
+// streams one tree step per event taken, up to 256 one step of a tree of losers) and takes them
+// through a BufferedStream, whose Take() is an Event view rebuilt from the record: callers see
+// exactly what the cursor would have given them (same fields, same order, same errors, at the same
+// point of the stream).
 //
 // Memory stays bounded: a stream is at most kRingBatches batches ahead of the merge, and a
 // cursor reuses its chunks only below the packets the merge still reads.
@@ -189,10 +190,11 @@ class DecodePipeline {
   void Fill(BufferedStream::Ring* ring);
   void WakeWorkers();
   // MergeNextRun's two ways, over the streams in live_ (each with an event left in its
-  // batch), leaving the run in order_: for up to kMaxSortedHeads streams, each stream's
-  // part of the run counted, then merged without branches (a tree of selects up to 4
-  // streams with events in the run, merge_tree.h, else a pass over sorted heads; 0 when an
-  // event at UINT64_MAX rules it out), else a heap.
+  // batch): each stream's part of the run counted, then left in *tree (up to 4 streams
+  // with events in the run) or *wide (up to 256) when their keys hold the run's times,
+  // else merged without branches into order_ (a tree of selects up to 4 streams,
+  // merge_tree.h, or a pass over up to kMaxSortedHeads sorted heads); 0 when an event at
+  // UINT64_MAX or more heads rule that out. Then a heap, into order_.
   size_t MergeCountedRun(TreeRun* tree, WideRun* wide);
   size_t MergeHeapRun();
 

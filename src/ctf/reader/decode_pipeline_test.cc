@@ -344,7 +344,7 @@ TEST(DecodePipelineTest, TheFailCorpusFailsTheSame) {
 }
 
 // The merge over decoded runs keeps the (timestamp, stream) order the inline merge has,
-// with few streams (sorted heads) and many (a heap), ties everywhere.
+// with few streams (the 4-leaf tree) and many (the tree of losers), ties everywhere.
 TEST(DecodePipelineTest, TiesAcrossStreamsReadTheSame) {
   for (uint32_t streams : {2u, 4u, 16u, 17u, 40u}) {
     testing::TempDir tmp;
