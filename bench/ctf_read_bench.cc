@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "ctf/reader/event_reader.h"
+#include "ctf/reader/loser_tree.h"
 #include "ctf/reader/merge_tree.h"
 
 namespace {
@@ -126,15 +127,16 @@ int ChildScan(const std::string& dir, unsigned threads) {
 //   decode:  every stream decoded on its own on one thread (the scan; the floor of the
 //            decoding, pread's copy included);
 //   merge:   the streams' timestamps, already in arrays, merged into one order without
-//            branches (MergeTree, as the decoding pipeline merges its runs);
+//            branches (MergeTree up to 4 streams, LoserTree beyond, as the decoding
+//            pipeline merges its runs);
 //   consume: the consumer's least work, following that order over the arrays (timestamp and
 //            class of every event into the checksum);
 //   fused:   merge and consume in one loop.
 // Nothing is handed between threads here, no Event view is built and no field is read, so
 // a merged read spread over T threads cannot beat max(consume, (decode + min(fused, merge +
-// consume)) / T): main() prints it as the bound. Up to 4 streams, where the tree is the
-// cheapest merge we have. The arrays hold every event (16 bytes each): this child's memory
-// grows with the trace, unlike the reader's.
+// consume)) / T): main() prints it as the bound, with today's merges (up to 256 streams).
+// The arrays hold every event (16 bytes each): this child's memory grows with the trace,
+// unlike the reader's.
 int ChildBound(const std::string& dir) {
   causeway::ctf::ReaderOptions options;
   options.decode_threads = 0;
@@ -191,23 +193,41 @@ int ChildBound(const std::string& dir) {
     records.push_back({UINT64_MAX, 0});
     streams.push_back(std::move(records));
   }
-  // Past 4 streams the tree's step spills registers and is no longer the cheapest merge
-  // (see merge_tree.h), so the sum would not bound anything.
-  if (streams.empty() || streams.size() > 4) {
-    std::fprintf(stderr, "bound: measured for 1 to 4 streams with events, not %zu\n",
-                 streams.size());
+  // The merges the pipeline uses: the 4-leaf tree up to 4 streams, the tree of losers up
+  // to 256 (loser_tree.h).
+  using Losers = causeway::ctf::LoserTree<Record>;
+  if (streams.empty() || streams.size() > Losers::kMaxLeaves) {
+    std::fprintf(stderr, "bound: measured for 1 to %zu streams with events, not %zu\n",
+                 Losers::kMaxLeaves, streams.size());
     return 1;
   }
   const Record past_every{UINT64_MAX, 0};
+  const size_t leaves = Losers::LeavesFor(streams.size());
+  std::vector<const Record*> first(leaves, &past_every);
+  uint64_t base = UINT64_MAX, latest = 0;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    first[i] = streams[i].data();
+    base = std::min(base, streams[i].front().timestamp);
+    latest = std::max(latest, streams[i][streams[i].size() - 2].timestamp);
+  }
+  if (streams.size() > 4 && !Losers::Fits(leaves, base, latest)) {
+    std::fprintf(stderr, "bound: times too far apart for the tree of losers' keys\n");
+    return 1;
+  }
   auto merge = [&](auto&& take) {  // over the next power of two of the streams
     auto run = [&]<size_t P>() {
-      std::array<const Record*, P> first;
-      for (size_t i = 0; i < P; ++i)
-        first[i] = i < streams.size() ? streams[i].data() : &past_every;
-      causeway::ctf::MergeTree<P>(first, events, take);
+      std::array<const Record*, P> at;
+      for (size_t i = 0; i < P; ++i) at[i] = first[i];
+      causeway::ctf::MergeTree<P>(at, events, take);
     };
     if (streams.size() <= 2) return run.template operator()<2>();
-    return run.template operator()<4>();
+    if (streams.size() <= 4) return run.template operator()<4>();
+    Losers tree;
+    tree.Start(first.data(), leaves, base);
+    tree.TakeRest(events, [&](size_t leaf, const Record* r) {
+      take(leaf, r);
+      return true;
+    });
   };
   std::vector<uint8_t> order;
   order.reserve(events);
@@ -218,8 +238,7 @@ int ChildBound(const std::string& dir) {
   uint64_t sum = 0;
   t0 = Clock::now();
   {
-    std::array<const Record*, 4> at{};
-    for (size_t i = 0; i < streams.size(); ++i) at[i] = streams[i].data();
+    std::vector<const Record*> at(first);
     for (const uint8_t leaf : order) {
       const Record* r = at[leaf]++;
       sum += r->timestamp ^ r->class_index;
