@@ -129,27 +129,26 @@ class alignas(64) EventReader {
         if (!call(*e)) return true;
       return false;
     }
+    // Takes the rest of a run merged as it is taken (TreeRun or WideRun) from its streams,
+    // one per leaf; true when f stopped it.
+    auto take_rest = [&](auto& run, const auto& streams) __attribute__((always_inline)) {
+      bool stopped = false;
+      auto take = [&](size_t leaf, const DecodedEvent* r) __attribute__((always_inline)) {
+        stopped = !call(*streams[leaf]->TakeInline(r));
+        return !stopped;
+      };
+      run.left -= run.tree.TakeRest(run.left, take);
+      return stopped;
+    };
     for (;;) {
       if (tree_.left > 0) {
+        // Copied out of the reader, as the 4-leaf loop has taken its streams since a8f445f.
         const std::array<BufferedStream*, 4> streams = tree_.stream_of_leaf;
-        bool stopped = false;
-        auto take = [&](size_t leaf, const DecodedEvent* r) __attribute__((always_inline)) {
-          stopped = !call(*streams[leaf]->TakeInline(r));
-          return !stopped;
-        };
-        tree_.left -= tree_.tree.TakeRest(tree_.left, take);
-        if (stopped) return true;
+        if (take_rest(tree_, streams)) return true;
         continue;
       }
       if (wide_.left > 0) {
-        BufferedStream* const* streams = wide_.stream_of_leaf.data();
-        bool stopped = false;
-        auto take = [&](size_t leaf, const DecodedEvent* r) __attribute__((always_inline)) {
-          stopped = !call(*streams[leaf]->TakeInline(r));
-          return !stopped;
-        };
-        wide_.left -= wide_.tree.TakeRest(wide_.left, take);
-        if (stopped) return true;
+        if (take_rest(wide_, wide_.stream_of_leaf.data())) return true;
         continue;
       }
       if (run_.pos < run_.size) {

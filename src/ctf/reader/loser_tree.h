@@ -76,7 +76,8 @@ class LoserTree {
     nodes_.assign(n, 0);
     // Play every match bottom-up: winners in scratch positions n..2n-1 first, then their
     // parents; each node keeps the loser.
-    std::vector<uint64_t> winner(2 * n);
+    std::vector<uint64_t>& winner = scratch_;
+    winner.resize(2 * n);
     for (size_t l = 0; l < n; ++l) winner[n + l] = Key(next[l]->timestamp, l);
     for (size_t j = n - 1; j >= 1; --j)
       merge_internal::MinMax(winner[2 * j], winner[2 * j + 1], &winner[j], &nodes_[j]);
@@ -127,6 +128,7 @@ class LoserTree {
   uint64_t max_relative_ = 0;
   std::vector<uint64_t> nodes_;  // [1, leaves_): each match's loser; [0] unused
   std::vector<const Record*> next_;
+  std::vector<uint64_t> scratch_;  // Start's winners, kept so that a run allocates nothing
 };
 
 }  // namespace causeway::ctf
