@@ -285,9 +285,46 @@ def stream2():
     return out
 
 
+# Stream 3: the LTTng packet context, header { u32 id; u64 timestamp } align(8) (perf's).
+def plain_header(b, event_id, ts):
+    b.align(8)
+    b.le(32, event_id)
+    b.le(64, ts)
+
+
+def stream3():
+    out = b""
+    ts = 1000
+    for p in range(2):
+        b = Bits()
+        packet_header(b, 3)
+        c, s = lttng_context(b, ts, ts + 1000, p, 0, 2)
+        for i in range(6):
+            ts += 7
+            plain_header(b, 0, ts)  # plain_fixed
+            b.le(32, i)
+            b.le(64, i * 1000)
+            ts += 3
+            plain_header(b, 1, ts)  # plain_tail
+            b.le(16, i)
+            b.string("tail" * i)
+            if i % 2:
+                ts += 1
+                plain_header(b, 4, ts)  # plain_mid
+                b.string("mid" * i)
+                b.le(32, i)
+        out += finish(b, c, s, 64)
+    return out
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    seeds = {"stream0": stream0(), "stream1": stream1(), "stream2": stream2()}
+    seeds = {
+        "stream0": stream0(),
+        "stream1": stream1(),
+        "stream2": stream2(),
+        "stream3": stream3(),
+    }
     # A stream without any event, and one packet of each alone.
     b = Bits()
     packet_header(b, 0)

@@ -3,7 +3,8 @@
 // are both fuzzed.
 //
 // The metadata covers: LTTng's compact and large event headers (fast paths, extended ids),
-// a generic header with a 20-bit timestamp on a 1 MHz clock, packet contexts with and
+// a plain header (u32 id, u64 timestamp: perf's, decoded on the extended option's path), a
+// generic header with a 20-bit timestamp on a 1 MHz clock, packet contexts with and
 // without the LTTng fields, a stream event context, an event context, little- and
 // big-endian bit fields, floats, enums with overlapping ranges, text arrays, sequences
 // (lengths from the same struct, the event context and the stream event context), strings,
@@ -141,6 +142,15 @@ stream {
 	} align(32);
 };
 
+stream {
+	id = 3;
+	packet.context := struct packet_context;
+	event.header := struct {
+		uint32_t id;
+		uint64_clock_monotonic_t timestamp;
+	} align(8);
+};
+
 event {
 	name = "everything";
 	id = 0;
@@ -267,6 +277,36 @@ event {
 		struct { string s; uint8_t n; uint16_t w[n]; } _recs[2];
 	};
 };
+
+event {
+	name = "plain_fixed";
+	id = 0;
+	stream_id = 3;
+	fields := struct {
+		uint32_t _a;
+		uint64_t _b;
+	};
+};
+
+event {
+	name = "plain_tail";
+	id = 1;
+	stream_id = 3;
+	fields := struct {
+		uint16_t _n;
+		string _s;
+	};
+};
+
+event {
+	name = "plain_mid";
+	id = 4;
+	stream_id = 3;
+	fields := struct {
+		string _s;
+		uint32_t _n;
+	};
+};
 )";
 
 // Trace::Open reads a directory: the metadata goes to a temporary one, once.
@@ -305,10 +345,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   report::EventFormatter text({.time = report::TimeFormat::kSeconds});
   report::EventFormatter json({.time = report::TimeFormat::kGmt});
   std::string out;
+  // After every other event, a run of static-layout records (NextStaticRun, what the
+  // decoding pipeline calls), so that its loop meets the same bytes.
+  ctf::StreamCursor::Record records[8];
   for (int n = 0; n < 100000 && cursor.Next(); ++n) {
     out.clear();
     text.AppendText(cursor.event(), &out);
     json.AppendJson(cursor.event(), &out);
+    if (n % 2) cursor.NextStaticRun(records, 1 + n % 8);
   }
   if (!cursor.status().ok()) out = cursor.status().ToString();
   return 0;

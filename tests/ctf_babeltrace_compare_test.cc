@@ -65,6 +65,20 @@ TEST_F(BabeltraceCompareTest, PerfConvertedTraceMatchesExactly) {
   EXPECT_EQ(ours.lines, bt);
 }
 
+// CTF that babeltrace2 itself wrote (sink.ctf.fs: plain 64-bit id and timestamp headers,
+// text arrays as strings), from the kernel trace above.
+TEST_F(BabeltraceCompareTest, TraceWrittenByBabeltraceMatchesEveryEvent) {
+  TempDir tmp;
+  const std::string dir = RewriteWithBabeltrace(TestTrace("lttng/many-threads"), tmp.path());
+  ASSERT_FALSE(dir.empty());
+  const auto bt = Babeltrace(dir);
+  const ReadResult ours = ReadAsText({dir});
+  ASSERT_TRUE(ours.status.ok()) << ours.status.ToString();
+  ASSERT_EQ(bt.size(), 240644u);
+  ASSERT_EQ(ours.lines.size(), bt.size());
+  EXPECT_EQ(ours.lines, bt);
+}
+
 // babeltrace2 stops partway through hello-lost (its muxer rejects the overlapping packets);
 // we read it to the end. What babeltrace2 prints before stopping must be our prefix, and
 // each stream read alone (no muxer) must match ours event for event, with the discarded

@@ -192,4 +192,23 @@ bool HaveProgram(const std::string& name) {
   return RunCommand("command -v " + name).exit_code == 0;
 }
 
+std::string RewriteWithBabeltrace(const std::string& src, const std::string& out) {
+  if (!HaveProgram("babeltrace2")) {
+    ADD_FAILURE() << "babeltrace2 is missing: run scripts/setup.sh";
+    return "";
+  }
+  const CommandResult r =
+      RunCommand("babeltrace2 '" + src + "' -c sink.ctf.fs -p 'path=\"" + out + "\"'");
+  if (r.exit_code != 0) {
+    ADD_FAILURE() << "babeltrace2 could not rewrite " << src << " (exit " << r.exit_code << ")";
+    return "";
+  }
+  auto dirs = ctf::FindTraceDirs(out);
+  if (!dirs.ok() || dirs->size() != 1) {
+    ADD_FAILURE() << "babeltrace2 wrote no single trace below " << out;
+    return "";
+  }
+  return dirs->front();
+}
+
 }  // namespace causeway::testing

@@ -63,6 +63,11 @@ ReadResult ReadAsText(const std::vector<std::string>& dirs);
 std::map<std::string, std::string> ReadInfo(const std::string& path);
 
 std::string TestTrace(const std::string& name);  // tests/data/traces/<name>
+
+// The trace at `src` rewritten by babeltrace2's sink.ctf.fs below `out`: its streams have
+// a plain event header (64-bit id and timestamp) and text arrays become strings. Returns
+// the trace directory it made; on failure, "" after a test failure naming the cause.
+std::string RewriteWithBabeltrace(const std::string& src, const std::string& out);
 bool HaveProgram(const std::string& name);
 
 // babeltrace2 2.0.4 prints a stale value for a string field whose new value is empty. Checks

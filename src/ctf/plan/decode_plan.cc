@@ -395,10 +395,15 @@ void CollectFields(const PlanNode& node, const std::string& prefix, std::vector<
   }
 }
 
+// The field named `raw`, else the one whose name is `raw` once its leading underscore is
+// stripped (CTF 1.8 readers strip it: babeltrace2's sink.ctf.fs writes `_cpu_id`, which
+// babeltrace2 reads as the CPU).
 const PlanNode* Child(const ScopePlan& p, std::string_view raw) {
   if (!p.present) return nullptr;
   for (const auto& c : p.root.children)
     if (c.raw_name == raw) return &c;
+  for (const auto& c : p.root.children)
+    if (c.name == raw) return &c;
   return nullptr;
 }
 
@@ -490,6 +495,52 @@ HeaderFastPath RecognizeLttngHeader(const ScopePlan& h) {
   return f;
 }
 
+// Recognizes a plain fixed header (see PlainHeader): only integer fields, one named `id`,
+// and one that updates the clock (the generic decoder's rule: mapped to a clock or named
+// `timestamp`) of 64 bits.
+PlainHeader RecognizePlainHeader(const ScopePlan& h) {
+  PlainHeader p;
+  // A fixed layout but for the clock update: mark the start, update the clock, end at a
+  // constant offset. (ScopePlan::fixed is false for it: the clock op is more than a walk.)
+  const auto& ops = h.ops;
+  if (!h.present || h.num_slots != 1 || h.root.loc.slot != 0 || h.root.loc.offset_bits != 0 ||
+      ops.size() != 4 || ops[0].code != OpCode::kMark || ops[0].slot != 0 ||
+      ops[0].align_bits < 8 || ops[1].code != OpCode::kClock || ops[2].code != OpCode::kSync ||
+      ops[2].slot != 0 || ops[2].offset_bits == 0 || ops[3].code != OpCode::kEnd)
+    return p;
+  const uint64_t size_bits = ops[2].offset_bits;
+  const PlanNode* id = nullptr;
+  const PlanNode* ts = nullptr;
+  for (const auto& c : h.root.children) {
+    if (c.type->kind != TypeKind::kInteger && c.type->kind != TypeKind::kEnum) return p;
+    if (c.loc.slot != 0) return p;
+    if (c.raw_name == "id") {
+      if (id) return p;
+      id = &c;
+    }
+    if (!c.type->mapped_clock.empty() || c.raw_name == "timestamp") {
+      if (ts) return p;
+      ts = &c;
+    }
+  }
+  if (!id || !ts || id == ts || ops[1].ref.slot != 0 ||
+      ops[1].ref.offset_bits != ts->loc.offset_bits)
+    return p;
+  // Byte-aligned little-endian, with 8 bytes to load from each field's start.
+  const auto loadable = [&](const PlanNode& n) {
+    return !n.scalar.big_endian && n.loc.offset_bits % 8 == 0 &&
+           uint64_t{n.loc.offset_bits} + 64 <= size_bits;
+  };
+  if (!loadable(*id) || !loadable(*ts) || ts->scalar.size_bits != 64) return p;
+  p.root_align = ops[0].align_bits;
+  p.size_bits = size_bits;
+  p.id_off = id->loc.offset_bits;
+  p.ts_off = ts->loc.offset_bits;
+  p.id_bits = id->scalar.size_bits;
+  p.enabled = true;
+  return p;
+}
+
 }  // namespace
 
 const char* ScopeName(Scope s) {
@@ -552,6 +603,7 @@ StatusOr<std::unique_ptr<TracePlan>> CompileTracePlan(const TraceClass& trace) {
     k.cpu_id = Child(sp->packet_context, "cpu_id");
     if (sp->event_header.present) CollectIds(sp->event_header.root, &k.header_ids);
     sp->header_fast = RecognizeLttngHeader(sp->event_header);
+    if (!sp->header_fast.enabled) sp->header_plain = RecognizePlainHeader(sp->event_header);
     sp->clock = FindMappedClock(trace, sc.event_header.get());
     if (!sp->clock) sp->clock = FindMappedClock(trace, sc.packet_context.get());
     if (!sp->clock && trace.clocks.size() == 1) sp->clock = &trace.clocks[0];

@@ -167,9 +167,25 @@ struct HeaderFastPath {
   uint32_t ts_shift = 0;
 };
 
+// An event header of fixed layout (no variant) holding the event id and a 64-bit
+// timestamp, both byte-aligned little-endian integers: what `perf data convert --to-ctf`
+// writes (`struct { uint32 id; uint64 timestamp; }`) and babeltrace2's sink.ctf.fs (64-bit
+// ids). Recognized at compile time; the cursor decodes it like LTTng's extended option,
+// which every event then takes.
+struct PlainHeader {
+  bool enabled = false;
+  uint32_t root_align = 8;  // bits, at least 8
+  uint64_t size_bits = 0;   // the whole header
+  // Bits from the header start, multiples of 8; an 8-byte load at either stays within
+  // the header.
+  uint32_t id_off = 0, ts_off = 0;
+  uint8_t id_bits = 0;
+};
+
 struct StreamPlan {
   const StreamClass* cls = nullptr;
   HeaderFastPath header_fast;
+  PlainHeader header_plain;
   ScopePlan packet_context;
   ScopePlan event_header;
   ScopePlan event_context;

@@ -178,6 +178,15 @@ TEST(DecodePipelineTest, TheSharedTracesReadTheSame) {
     ExpectSameWithThreads({testing::TestTrace(t)}, 10);
 }
 
+// A plain event header (babeltrace2's: 64-bit id and timestamp) in static runs.
+TEST(DecodePipelineTest, PlainHeadersReadTheSame) {
+  testing::TempDir tmp;
+  const std::string dir =
+      testing::RewriteWithBabeltrace(testing::TestTrace("lttng/many-threads"), tmp.path());
+  ASSERT_FALSE(dir.empty());
+  ExpectSameWithThreads({dir}, 240644);
+}
+
 // The pipeline hands an event the decoder's static path decoded over as its header start
 // alone (StreamCursor::static_start): its class's StaticLayout plus that start must give
 // the slots the cursor wrote: every header slot, and each other event scope's first (past

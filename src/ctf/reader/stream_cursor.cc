@@ -487,14 +487,34 @@ void StreamCursor::PrepareFastPath() {
       h.extended_end = h.extended_at + f.extended.size;
       h.extended_id_byte = (h.extended_at + f.extended.id_off) / 8;
       h.extended_ts_byte = (h.extended_at + f.extended.ts_off) / 8;
+      h.extended_id_mask = 0xffffffff;  // extended_plain: a 32-bit id, then the timestamp
     }
+    h.enabled = true;
+  } else if (const PlainHeader& p = sp->header_plain; p.enabled && !sp->by_id.empty()) {
+    h.root_mask = p.root_align - 1;
+    h.id_mask = 0;     // the tag is always 0...
+    h.compact_lo = 1;  // ...which the compact range does not hold
+    h.compact_span = 0;
+    h.compact_at = 0;
+    h.compact_end = p.size_bits;
+    h.compact_slot = 1;
+    h.extended_slot = 0;
+    h.extended_lo = 0;  // and the extended range does
+    h.extended_span = 0;
+    h.extended_plain = true;
+    h.extended_at = 0;
+    h.extended_end = p.size_bits;
+    h.extended_id_byte = p.id_off / 8;
+    h.extended_ts_byte = p.ts_off / 8;
+    h.extended_id_mask = p.id_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << p.id_bits) - 1;
+    h.plain = true;
     h.enabled = true;
   }
   // Alignment every header end has (a power of two): the root alignment, lowered by the
   // header sizes.
   uint64_t end_align = 1;
   if (h.enabled) {
-    end_align = std::min<uint64_t>(f.root_align, h.compact_end & -h.compact_end);
+    end_align = std::min<uint64_t>(h.root_mask + 1, h.compact_end & -h.compact_end);
     if (h.extended_plain) end_align = std::min(end_align, h.extended_end & -h.extended_end);
   }
 
@@ -654,7 +674,9 @@ void StreamCursor::PrepareStaticLayouts() {
     for (int option = 0; option < 2; ++option) {
       StaticLayout& l = static_layouts_[size_t{fe.plan->index} * 2 + option];
       l.plan = fe.plan;
-      if (!h.enabled || !HasStaticSlots(fe) || option >= options) continue;
+      // A plain header has the extended option only.
+      if (!h.enabled || !HasStaticSlots(fe) || option >= options || (h.plain && option == 0))
+        continue;
       uint64_t* scope_slots[kNumScopes] = {};
       for (int s = 2; s < kNumScopes; ++s) {
         scope_slots[s] = next;
@@ -721,10 +743,9 @@ bool StreamCursor::DecodeEvent() {
   } else if (tag - h.extended_lo <= h.extended_span) {
     pos = base + h.extended_end;
     if (pos > end) return DecodeEventGeneric();
-    uint32_t ext_id;
-    std::memcpy(&ext_id, data + base / 8 + h.extended_id_byte, 4);
+    std::memcpy(&id, data + base / 8 + h.extended_id_byte, 8);
     std::memcpy(&clock, data + base / 8 + h.extended_ts_byte, 8);
-    id = ext_id;
+    id &= h.extended_id_mask;
     if (id >= num_fast_events_) return DecodeEventGeneric();
     compact_at = kAbsent;
     extended_at = base + h.extended_at;
@@ -808,6 +829,7 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
   const uint64_t extended_end = kLttngHeader ? kLttngExtendedEnd : h.extended_end;
   const uint64_t extended_id_byte = kLttngHeader ? kLttngExtendedIdByte : h.extended_id_byte;
   const uint64_t extended_ts_byte = kLttngHeader ? kLttngExtendedTsByte : h.extended_ts_byte;
+  [[maybe_unused]] const uint64_t extended_id_mask = h.extended_id_mask;
   uint64_t pos = pos_, clock = clock_;
   // Header starts are aligned, so each one is the last plus the last event's size rounded
   // up, precomputed per tag: no alignment on the path from one header to the next.
@@ -831,8 +853,15 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
       option = 0;
     } else {
       if (start_bits + extended_end > end) break;
-      uint32_t id;
-      std::memcpy(&id, data + start + extended_id_byte, 4);
+      uint64_t id;
+      if constexpr (kLttngHeader) {
+        uint32_t id32;
+        std::memcpy(&id32, data + start + extended_id_byte, 4);
+        id = id32;
+      } else {
+        std::memcpy(&id, data + start + extended_id_byte, 8);
+        id &= extended_id_mask;
+      }
       std::memcpy(&c, data + start + extended_ts_byte, 8);
       if (id >= num_ext) break;
       end_bits = ext_end[id];

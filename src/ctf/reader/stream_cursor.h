@@ -271,9 +271,13 @@ class alignas(64) StreamCursor {
   bool RunSteps(const FastEvent& fe, uint64_t* pos) const;
 
   // LTTng compact/large header constants (HeaderFastPath with one_window), precomputed
-  // relative to the root-aligned header start. Valid when `enabled`.
+  // relative to the root-aligned header start. Valid when `enabled`. A plain header
+  // (PlainHeader, `plain`) is set up as an extended option that every event takes: the id
+  // mask reads a tag of 0, which only the extended range holds; the compact option's
+  // absence is noted in header slot 1, which a plain header does not use.
   struct LttngHeader {
     bool enabled = false;
+    bool plain = false;
     bool extended_plain = false;
     uint64_t root_mask = 0;  // root alignment - 1
     uint64_t id_mask = 0;
@@ -284,6 +288,7 @@ class alignas(64) StreamCursor {
     uint64_t compact_at = 0, compact_end = 0;     // option start and header end, bits
     uint64_t extended_at = 0, extended_end = 0;
     uint64_t extended_id_byte = 0, extended_ts_byte = 0;  // byte offsets from the start
+    uint64_t extended_id_mask = 0;  // the id's bits in an 8-byte load at extended_id_byte
     uint16_t compact_slot = 0, extended_slot = 0;
   };
 
