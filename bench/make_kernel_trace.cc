@@ -2,6 +2,7 @@
 // event names and layouts) of about N MB of stream data.
 //
 //   make_kernel_trace OUT_DIR --size-mb N [--cpus 4] [--seed S] [--lost] [--packet-kb 256]
+//                     [--plain-header]
 //
 // A small discrete-event simulation of a Linux machine drives the writer: per CPU a
 // scheduler with a run queue and an idle task; threads with behaviours (CPU hogs, file I/O
@@ -11,8 +12,10 @@
 // timer, kmem, net and power events; an initial state dump. Timestamps increase per CPU
 // with gaps of hundreds of ns to µs, and CPUs sometimes sleep for 140-500 ms (gaps above
 // 2^27 ns, so the writer must use extended event headers). --lost drops bursts of events
-// and records them as discarded (packet-context events_discarded). Output is a pure
-// function of the arguments (the trace UUID too).
+// and records them as discarded (packet-context events_discarded). --plain-header writes
+// perf's event header (u32 id, u64 timestamp) instead of LTTng's compact one, to measure
+// the reader's plain-header path on the same events. Output is a pure function of the
+// arguments (the trace UUID too).
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -1384,7 +1387,9 @@ class Machine {
 int Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s OUT_DIR --size-mb N [--cpus 4] [--seed S] [--lost] [--packet-kb 256]\n"
-               "Writes a synthetic LTTng-kernel-like CTF trace of about N MB of stream data.\n",
+               "       [--plain-header]\n"
+               "Writes a synthetic LTTng-kernel-like CTF trace of about N MB of stream data.\n"
+               "--plain-header: perf's event header (u32 id, u64 timestamp), not LTTng's.\n",
                argv0);
   return 2;
 }
@@ -1403,7 +1408,7 @@ bool ParseU64(const char* s, uint64_t& out) {
 int main(int argc, char** argv) {
   std::string out_dir;
   uint64_t size_mb = 0, cpus = 4, seed = 1, packet_kb = 256;
-  bool lost = false, have_size = false;
+  bool lost = false, have_size = false, plain_header = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     auto value = [&](uint64_t& v) {
@@ -1422,6 +1427,8 @@ int main(int argc, char** argv) {
       if (!value(packet_kb) || packet_kb < 4 || packet_kb > 65536) return Usage(argv[0]);
     } else if (a == "--lost") {
       lost = true;
+    } else if (a == "--plain-header") {
+      plain_header = true;
     } else if (a == "-h" || a == "--help") {
       Usage(argv[0]);
       return 0;
@@ -1444,6 +1451,7 @@ int main(int argc, char** argv) {
   opts.kernel_version = "#1 SMP PREEMPT Fri Feb 26 15:09:29 CET 2016";
   opts.clock_offset_ns = 1457111225177515989LL;
   opts.packet_size = packet_kb * 1024;
+  opts.plain_event_header = plain_header;
   opts.extra_env.push_back({"generator", std::string("causeway make_kernel_trace")});
   opts.extra_env.push_back({"generator_seed", static_cast<int64_t>(seed)});
   Rng id_rng(seed ^ 0x5eed5eed5eedULL);

@@ -2,7 +2,7 @@
 """Writes the seed recipes of merge_fuzzer (fuzz/corpus/merge/).
 
 A recipe (see merge_fuzzer.cc): decoding threads, events per batch and how they are taken,
-shape (streams, one trace or two, clock transform), packing (packet size, second trace's
+shape (streams, one trace or two, clock transform, perf's plain event header), packing (packet size, second trace's
 clock offset), number of byte flips; then (op, arg) pairs, one event or discard each; then
 4 bytes per flip
 (file, offset high, offset low, xor mask). The seeds are long enough for many batches and
@@ -24,9 +24,10 @@ def step(rng, streams):
 
 
 def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0.0,
-           jumps=0.0, clock_end_from=None, traces=1, transform=False, offset_ns=0, api=0):
+           jumps=0.0, clock_end_from=None, traces=1, transform=False, offset_ns=0, api=0,
+           plain=False):
     rng = random.Random(seed)
-    shape = streams - 1 + 24 * (traces - 1) + 48 * transform
+    shape = streams - 1 + 24 * (traces - 1) + 48 * transform + 96 * plain
     # api: how the pipelined read takes the events (0 Next(), 1 ForEach, 2 both in turn).
     out = bytearray([threads - 1, batch - 1 + 16 * api, shape, packet_shift + 4 * offset_ns,
                      flips])
@@ -56,6 +57,9 @@ SEEDS = {
     "two-traces": recipe(7, 2, 6, 6, 1, 1500, traces=2, offset_ns=3, api=1),
     "two-traces-transformed": recipe(8, 1, 2, 20, 0, 1800, discards=0.02, traces=2,
                                      transform=True, offset_ns=17, api=2),
+    "plain-header-jumps": recipe(9, 1, 7, 4, 1, 1500, discards=0.03, jumps=0.05, api=1,
+                                 plain=True),
+    "plain-header-flipped": recipe(10, 2, 3, 9, 0, 1500, flips=3, api=2, plain=True),
 }
 
 

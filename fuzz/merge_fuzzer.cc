@@ -5,10 +5,10 @@
 // tree and more on a tree of losers, the inline merge up to 16 on sorted heads and more on
 // a heap), in one trace or two (the second with its clock origin a few ns later,
 // and maybe mapped through a clock transform with a slope, as multi-host synchronization
-// does), the packet size, then events on chosen streams with small time steps
-// (ties across streams all the time), jumps past the compact header's 27 bits, events at
-// the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch markers
-// sit), and discarded events; last, bytes flipped in the stream files (errors mid-stream,
+// does), LTTng's compact event header or perf's plain one, the packet size, then events on chosen
+// streams with small time steps (ties across streams all the time), jumps past the compact header's
+// 27 bits, events at the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch
+// markers sit), and discarded events; last, bytes flipped in the stream files (errors mid-stream,
 // events that go back in time, broken packet sizes). The trace is then read:
 //   - merged, decoded in the caller's thread (the reference);
 //   - merged through the decoding pipeline with 1 to 3 threads and batches of 1 to 16
@@ -221,6 +221,7 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   const uint32_t streams = 1 + shape % 24;
   const uint32_t traces = 1 + (shape / 24) % 2;
   const bool transform = (shape / 48) % 2 == 1;
+  const bool plain_header = (shape / 96) % 2 == 1;  // perf's layout instead of LTTng's
   const uint8_t packing = in.Next();
   std::vector<std::unique_ptr<ctf::CtfWriter>> writers;
   uint32_t tick = 0, note = 0;
@@ -228,6 +229,7 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
     ctf::TraceOptions options;
     options.hostname = i == 0 ? "a" : "b";
     options.packet_size = size_t{256} << (packing % 4);
+    options.plain_event_header = plain_header;
     options.clock_offset_ns = i == 0 ? 0 : (packing / 4) % 64;
     out->dirs.push_back(root + "/" + options.hostname);
     auto w = ctf::CtfWriter::Create(out->dirs.back(), options);

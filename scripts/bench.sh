@@ -4,7 +4,8 @@
 #   scripts/bench.sh [SIZE_MB ...]     default: 100 600
 # Traces go to $BENCH_DIR (default /tmp/causeway-bench) and are reused between runs. Each has
 # $CPUS CPU streams (default 4; a machine with more CPUs writes more streams, which the
-# merge must interleave); $RUNS runs (default 3).
+# merge must interleave); $RUNS runs (default 3). HEADER=plain writes perf's event header
+# (u32 id, u64 timestamp) instead of LTTng's compact one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -17,9 +18,16 @@ for mb in "${sizes[@]}"; do
   cpus="${CPUS:-4}"
   trace="$dir/kernel-${mb}mb"
   [ "$cpus" = 4 ] || trace="$trace-${cpus}cpus"
+  header=()
+  case "${HEADER:-lttng}" in
+    lttng) ;;
+    plain) trace="$trace-plain" header=(--plain-header) ;;
+    *) echo "HEADER must be lttng or plain, not '${HEADER}'" >&2; exit 2 ;;
+  esac
   if [ ! -f "$trace/metadata" ]; then
     rm -rf "$trace"
-    build/release/bench/make_kernel_trace "$trace" --size-mb "$mb" --cpus "$cpus" --seed 1
+    build/release/bench/make_kernel_trace "$trace" --size-mb "$mb" --cpus "$cpus" --seed 1 \
+      ${header[@]+"${header[@]}"}
   fi
   build/release/bench/ctf_read_bench "$trace" --runs "${RUNS:-3}"
   echo

@@ -43,7 +43,8 @@ std::vector<std::string> Babeltrace(const std::string& dir) {
   return SplitLines(r.out);
 }
 
-TEST(CtfRoundTripTest, KernelTraceOfEveryFieldKindReadsTheSameInBothReaders) {
+// With LTTng's compact header, or with perf's plain one (`plain_header`).
+void ExpectEveryFieldKindReadsTheSame(bool plain_header) {
   ASSERT_TRUE(HaveProgram("babeltrace2")) << "babeltrace2 is missing: run scripts/setup.sh";
   TempDir tmp;
   const std::string dir = tmp.path() + "/kernel";
@@ -51,6 +52,7 @@ TEST(CtfRoundTripTest, KernelTraceOfEveryFieldKindReadsTheSameInBothReaders) {
   opts.hostname = "roundtrip-host";
   opts.clock_offset_ns = 1'700'000'000'000'000'000;
   opts.packet_size = 4096;  // many packets
+  opts.plain_event_header = plain_header;
   auto w = ctf::CtfWriter::Create(dir, opts);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   // More than 31 classes so that the extended header is exercised too.
@@ -119,6 +121,10 @@ TEST(CtfRoundTripTest, KernelTraceOfEveryFieldKindReadsTheSameInBothReaders) {
   });
   auto reader = ctf::EventReader::Open({dir});
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  // The header the reader recognized: LTTng's, or the plain one.
+  const ctf::StreamPlan& sp = *(*reader)->traces()[0]->plan().streams[0];
+  EXPECT_EQ(sp.header_fast.enabled, !plain_header);
+  EXPECT_EQ(sp.header_plain.enabled, plain_header);
   size_t n = 0;
   while (const ctf::Event* e = (*reader)->Next()) {
     ASSERT_LT(n, written.size());
@@ -149,6 +155,14 @@ TEST(CtfRoundTripTest, KernelTraceOfEveryFieldKindReadsTheSameInBothReaders) {
   ASSERT_EQ(bt.size(), 6000u);
   ExpectSameLines(ours.lines, bt);
   EXPECT_NE(ours.lines[0].find("roundtrip-host event_"), std::string::npos) << ours.lines[0];
+}
+
+TEST(CtfRoundTripTest, KernelTraceOfEveryFieldKindReadsTheSameInBothReaders) {
+  ExpectEveryFieldKindReadsTheSame(false);
+}
+
+TEST(CtfRoundTripTest, PlainHeaderTraceOfEveryFieldKindReadsTheSameInBothReaders) {
+  ExpectEveryFieldKindReadsTheSame(true);
 }
 
 TEST(CtfRoundTripTest, UstTraceWithContextAndDiscardedEventsReadsTheSame) {

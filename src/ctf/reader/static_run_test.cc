@@ -163,10 +163,13 @@ TEST(StaticRunTest, PlainHeadersReadTheSame) {
 // range, wrap it, or go back (clamped, patched in), packets' ends and discarded events;
 // and bodies that a string ends, which runs go through (their slots are static), under
 // either header: strings empty, short and long, some cut by a packet's end.
-TEST(StaticRunTest, EveryWayOutOfARunReadsTheSame) {
+// Under LTTng's header, or under the plain one (`plain_header`, perf's layout), whose
+// timestamps are all full ones: some of those are put back in time instead.
+void ExpectEveryWayOutOfARunReadsTheSame(bool plain_header) {
   testing::TempDir tmp;
   TraceOptions o;
   o.packet_size = 4096;
+  o.plain_event_header = plain_header;
   auto w = CtfWriter::Create(tmp.path() + "/k", o);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   // Compact ids: a string that ends the body, and one within it.
@@ -227,9 +230,17 @@ TEST(StaticRunTest, EveryWayOutOfARunReadsTheSame) {
     ASSERT_TRUE(reader.ok()) << reader.status().ToString();
     const auto patch_stream = [&](unsigned, StreamCursor& c) {
       std::vector<Patch> mine;
+      uint64_t n = 0;
       while (c.Next()) {
         const Event& e = c.event();
         if (e.kind != Event::Kind::kEvent) continue;
+        if (plain_header) {
+          const PlainHeader& f = e.stream_plan->header_plain;
+          if (++n % 100 == 0)
+            mine.push_back({c.stats().path, c.packet_offset() + (e.slots[2][0] + f.ts_off) / 8,
+                            e.cycles - 4000});
+          continue;
+        }
         const HeaderFastPath& f = e.stream_plan->header_fast;
         const uint64_t at = e.slots[2][f.extended.slot];
         if (at == kAbsent) continue;
@@ -274,6 +285,13 @@ TEST(StaticRunTest, EveryWayOutOfARunReadsTheSame) {
   uint64_t clamped = 0;
   for (const StreamStats& st : (*reader)->stream_stats()) clamped += st.clamped_events;
   EXPECT_GT(clamped, 20u);
+  EXPECT_EQ((*reader)->traces()[0]->plan().streams[0]->header_plain.enabled, plain_header);
+}
+
+TEST(StaticRunTest, EveryWayOutOfARunReadsTheSame) { ExpectEveryWayOutOfARunReadsTheSame(false); }
+
+TEST(StaticRunTest, EveryWayOutOfARunReadsTheSameUnderAPlainHeader) {
+  ExpectEveryWayOutOfARunReadsTheSame(true);
 }
 
 // Truncated and corrupt streams: a run stops before the bad bytes and Next() reports them as

@@ -37,6 +37,7 @@ constexpr size_t kPacketPreamble = 84;
 // The reader rebuilds a compact timestamp from the previous clock value of the stream
 // (the previous event, or timestamp_begin at the start of a packet) as the next value
 // with those low 27 bits: compact is exact when ts - previous < 2^27.
+// With TraceOptions::plain_event_header: u32 id, u64 ts                         (12 bytes)
 
 struct EventClassInfo {
   std::string name;
@@ -210,6 +211,7 @@ CtfWriter::CtfWriter(std::string dir, TraceOptions opts)
     : dir_(std::move(dir)), opts_(std::move(opts)) {
   uuid_ = opts_.uuid ? *opts_.uuid : RandomUuid();
   ctx_size_ = opts_.event_context_procname_vtid ? wi::kContextSize : 0;
+  plain_header_ = opts_.plain_event_header;
   packet_size_ = opts_.packet_size;
 }
 
@@ -411,7 +413,10 @@ CtfWriter::EventBuilder CtfWriter::BeginImpl(uint32_t stream, uint32_t event_cla
   const EventClassInfo& c = classes_[event_class_id];
   uint64_t baseline = s.has_ts ? s.last_ts : timestamp;
   bool compact = event_class_id < wi::kExtendedId && timestamp - baseline <= wi::kTs27Mask;
-  size_t need = (compact ? 4 : wi::kMaxHeader) + ctx_size_ + c.fixed_size;
+  size_t need = (plain_header_ ? wi::kPlainHeader
+                 : compact     ? 4
+                               : wi::kMaxHeader) +
+                ctx_size_ + c.fixed_size;
   if (!s.packet_open) {
     OpenPacket(s, baseline);
   } else if (s.packet_events == 0) {
@@ -429,7 +434,11 @@ CtfWriter::EventBuilder CtfWriter::BeginImpl(uint32_t stream, uint32_t event_cla
   }
 
   uint8_t* p = s.buf.get() + s.pos;
-  if (compact) {
+  if (plain_header_) {
+    Store<uint32_t>(p, event_class_id);
+    Store<uint64_t>(p + 4, timestamp);
+    p += wi::kPlainHeader;
+  } else if (compact) {
     Store<uint32_t>(p, event_class_id | static_cast<uint32_t>((timestamp & wi::kTs27Mask) << 5));
     p += 4;
   } else {
@@ -764,8 +773,15 @@ std::string CtfWriter::MetadataText() const {
       "\t}} v;\n}} align(8);\n\n",
       clk);
 
-  out("stream {{\n\tid = 0;\n\tevent.header := struct event_header_compact;\n"
-      "\tpacket.context := struct packet_context;\n");
+  if (opts_.plain_event_header) {
+    out("stream {{\n\tid = 0;\n\tevent.header := struct {{\n\t\tuint32_t id;\n"
+        "\t\tuint64_clock_{}_t timestamp;\n\t}} align(8);\n"
+        "\tpacket.context := struct packet_context;\n",
+        clk);
+  } else {
+    out("stream {{\n\tid = 0;\n\tevent.header := struct event_header_compact;\n"
+        "\tpacket.context := struct packet_context;\n");
+  }
   if (opts_.event_context_procname_vtid) {
     out("\tevent.context := struct {{\n"
         "\t\tinteger {{ size = 8; align = 8; signed = 1; encoding = UTF8; base = 10; }} "

@@ -87,6 +87,10 @@ struct TraceOptions {
   // LTTng-UST-like stream event context: struct { char procname[17]; int32 vtid; }.
   // When set, every event must be started with Begin(…, UstContext).
   bool event_context_procname_vtid = false;
+  // Event header `struct { uint32_t id; uint64_t timestamp; } align(8)`, the layout
+  // `perf data convert --to-ctf` writes, instead of LTTng's compact header (tests and
+  // benchmarks of the reader's plain-header path).
+  bool plain_event_header = false;
 };
 
 struct UstContext {
@@ -155,6 +159,7 @@ struct ClassHot {
 constexpr uint32_t kExtendedId = 31;
 constexpr uint64_t kTs27Mask = (uint64_t{1} << 27) - 1;
 constexpr size_t kMaxHeader = 13;
+constexpr size_t kPlainHeader = 12;  // TraceOptions::plain_event_header
 constexpr size_t kContextSize = 17 + 4;
 
 }  // namespace writer_internal
@@ -322,10 +327,15 @@ class CtfWriter {
       if (s && s->packet_open && s->has_ts && !s->builder_open && timestamp >= s->last_ts)
           [[likely]] {
         bool compact = event_class_id < wi::kExtendedId && timestamp - s->last_ts <= wi::kTs27Mask;
-        if (s->pos + (compact ? 4 : 13) + ctx_size_ + c.fixed_size <= packet_size_) [[likely]] {
+        const size_t header = plain_header_ ? wi::kPlainHeader : compact ? 4 : 13;
+        if (s->pos + header + ctx_size_ + c.fixed_size <= packet_size_) [[likely]] {
           EventBuilder b;
           uint8_t* p = s->buf.get() + s->pos;
-          if (compact) {
+          if (plain_header_) {
+            std::memcpy(p, &event_class_id, 4);
+            std::memcpy(p + 4, &timestamp, 8);
+            p += wi::kPlainHeader;
+          } else if (compact) {
             uint32_t word =
                 event_class_id | static_cast<uint32_t>((timestamp & wi::kTs27Mask) << 5);
             std::memcpy(p, &word, 4);
@@ -376,7 +386,8 @@ class CtfWriter {
   bool closed_ = false;
   uint64_t events_flushed_ = 0;  // in flushed packets
   uint64_t bytes_flushed_ = 0;
-  uint32_t ctx_size_ = 0;  // bytes of the stream event context
+  uint32_t ctx_size_ = 0;      // bytes of the stream event context
+  bool plain_header_ = false;  // opts_.plain_event_header
 };
 
 }  // namespace causeway::ctf
