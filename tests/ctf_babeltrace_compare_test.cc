@@ -66,7 +66,8 @@ TEST_F(BabeltraceCompareTest, PerfConvertedTraceMatchesExactly) {
 }
 
 // CTF that babeltrace2 itself wrote (sink.ctf.fs: plain 64-bit id and timestamp headers,
-// text arrays as strings), from the kernel trace above.
+// text arrays as strings, the packet context's CPU named `_cpu_id`, which babeltrace2
+// prints as `{ cpu_id = N }`), from the kernel trace above.
 TEST_F(BabeltraceCompareTest, TraceWrittenByBabeltraceMatchesEveryEvent) {
   TempDir tmp;
   const std::string dir = RewriteWithBabeltrace(TestTrace("lttng/many-threads"), tmp.path());

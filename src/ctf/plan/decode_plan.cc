@@ -491,7 +491,10 @@ HeaderFastPath RecognizeLttngHeader(const ScopePlan& h) {
   const auto& x = f.extended;
   f.extended_plain = x.align >= 8 && x.align <= f.root_align && !x.id.big_endian &&
                      !x.ts.big_endian && x.id.size_bits == 32 && x.ts.size_bits == 64 &&
-                     x.id_off % 8 == 0 && x.ts_off % 8 == 0;
+                     x.id_off % 8 == 0 && x.ts_off % 8 == 0 &&
+                     // The cursor loads the id as 8 bytes: they must lie in the option
+                     // (an id after the timestamp would take bytes past the header).
+                     uint64_t{x.id_off} + 64 <= x.size && uint64_t{x.ts_off} + 64 <= x.size;
   return f;
 }
 

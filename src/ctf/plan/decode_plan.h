@@ -161,7 +161,8 @@ struct HeaderFastPath {
   // Little-endian id and compact timestamp both inside one 64-bit load from the header
   // start (LTTng's compact and large headers): one load, two masks.
   bool one_window = false;
-  // The extended option holds a byte-aligned little-endian uint32 id and uint64 timestamp.
+  // The extended option holds a byte-aligned little-endian uint32 id and uint64 timestamp,
+  // each with 8 bytes of the option from its start (LTTng's: the id, then the timestamp).
   bool extended_plain = false;
   uint64_t id_mask = 0, ts_mask = 0;
   uint32_t ts_shift = 0;

@@ -150,6 +150,15 @@ TEST(StaticRunTest, PlainHeadersReadTheSame) {
       EXPECT_EQ(sp->header_plain.size_bits, 128u);
     }
   }
+  {
+    // perf's header (32-bit id) is recognized in perf-sched too.
+    auto reader = EventReader::Open({testing::TestTrace("perf-sched")}, ReaderOptions{});
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    const PlainHeader& h = (*reader)->traces()[0]->plan().streams[0]->header_plain;
+    EXPECT_TRUE(h.enabled);
+    EXPECT_EQ(h.id_bits, 32);
+    EXPECT_EQ(h.size_bits, 96u);
+  }
   std::map<std::string, size_t> run_classes;
   // Three reads (run lengths varied, 1, 4096) of 240644 events, most of them static.
   EXPECT_GT(ExpectRunsReadTheSame({dir}, &run_classes), 3 * 100000u);
