@@ -665,16 +665,17 @@ void StreamCursor::PrepareStaticLayouts() {
   for (int s = 2; s < kNumScopes; ++s)
     set_size += std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
   const int options = h.extended_plain ? 2 : 1;
+  // A plain header has the extended option only: one set per class, not two.
+  const int filled = h.plain ? 1 : options;
   size_t sets = 0;
   for (const FastEvent& fe : fast_table_) sets += HasStaticSlots(fe);
-  static_slots_.assign(h.enabled ? sets * options * set_size : 0, kAbsent);
+  static_slots_.assign(h.enabled ? sets * filled * set_size : 0, kAbsent);
   uint64_t* next = static_slots_.data();
   for (const FastEvent& fe : fast_table_) {
     if (!fe.plan) continue;
     for (int option = 0; option < 2; ++option) {
       StaticLayout& l = static_layouts_[size_t{fe.plan->index} * 2 + option];
       l.plan = fe.plan;
-      // A plain header has the extended option only.
       if (!h.enabled || !HasStaticSlots(fe) || option >= options || (h.plain && option == 0))
         continue;
       uint64_t* scope_slots[kNumScopes] = {};
