@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 
 #include "ctf/writer/ctf_writer.h"
@@ -76,8 +77,18 @@ void ExpectEveryFieldKindReadsTheSame(bool plain_header) {
   std::mt19937_64 rng(42);
   std::vector<Written> written;
   uint64_t ts[3] = {1000, 1000, 1000};
-  const char* names[] = {"", "a", "hello world", "tab\there",
-                         "/usr/lib/x86_64-linux-gnu/libc.so.6"};
+  // Texts as babeltrace2 escapes them: every byte from 1 to 255 in one, quotes,
+  // backslashes and '?' in another.
+  std::string every_byte;
+  for (int b = 1; b < 256; ++b) every_byte.push_back(static_cast<char>(b));
+  const std::string names[] = {"",
+                               "a",
+                               "hello world",
+                               "tab\there",
+                               "/usr/lib/x86_64-linux-gnu/libc.so.6",
+                               every_byte,
+                               "it's \"quoted\", back\\slashed? \x1b[0m"};
+  const size_t num_names = std::size(names);
   for (int n = 0; n < 6000; ++n) {
     const uint32_t cpu = rng() % 3;
     // Mostly small steps, sometimes beyond the 27-bit compact timestamp range.
@@ -91,8 +102,8 @@ void ExpectEveryFieldKindReadsTheSame(bool plain_header) {
     v.u32 = static_cast<uint32_t>(rng());
     v.s64 = static_cast<int64_t>(rng());
     v.hex = rng();
-    v.name = names[rng() % 5];
-    v.comm = std::string(names[rng() % 5]).substr(0, 16);
+    v.name = names[rng() % num_names];
+    v.comm = names[rng() % num_names].substr(0, 16);
     v.ratio = static_cast<double>(static_cast<int64_t>(rng() % 100000)) / 8.0;
     v.u64 = rng();
     v.s8 = static_cast<int8_t>(rng());

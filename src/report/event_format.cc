@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ctf/reader/trace.h"
+#include "report/json_writer.h"
 
 namespace causeway::report {
 
@@ -13,68 +14,67 @@ using ctf::Event;
 using ctf::PlanNode;
 using ctf::TypeKind;
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        *out += "\\\"";
-        break;
-      case '\\':
-        *out += "\\\\";
-        break;
-      case '\n':
-        *out += "\\n";
-        break;
-      case '\r':
-        *out += "\\r";
-        break;
-      case '\t':
-        *out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", c);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
-
 namespace {
 
 uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-// Text as babeltrace prints it: in double quotes, control characters escaped C-style.
+// Text as babeltrace2's text sink prints it: in double quotes; a backslash, both quotes
+// and '?' behind a backslash (C's escapes); control characters (below 0x20, and 0x7f) by
+// their C escape where C has a letter for them (\e for ESC, as GCC writes it), else as
+// \x and two lowercase hex digits; bytes from 0x80 up as they are (UTF-8 passes through).
+// Checked byte for byte against babeltrace2 on a live LTTng-UST trace
+// (tests/ctf_lttng_ust_interop_test.cc).
 void AppendTextString(std::string_view s, std::string* out) {
   out->push_back('"');
-  for (char c : s) {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    const char* named = nullptr;
     switch (c) {
+      case '\\':
+        named = "\\\\";
+        break;
+      case '\'':
+        named = "\\'";
+        break;
+      case '"':
+        named = "\\\"";
+        break;
+      case '?':
+        named = "\\?";
+        break;
       case '\a':
-        *out += "\\a";
+        named = "\\a";
         break;
       case '\b':
-        *out += "\\b";
+        named = "\\b";
+        break;
+      case 0x1b:
+        named = "\\e";
         break;
       case '\f':
-        *out += "\\f";
+        named = "\\f";
         break;
       case '\n':
-        *out += "\\n";
+        named = "\\n";
         break;
       case '\r':
-        *out += "\\r";
+        named = "\\r";
         break;
       case '\t':
-        *out += "\\t";
+        named = "\\t";
         break;
       case '\v':
-        *out += "\\v";
+        named = "\\v";
         break;
       default:
-        out->push_back(c);
+        break;
+    }
+    if (named) {
+      *out += named;
+    } else if (c < 0x20 || c == 0x7f) {
+      fmt::format_to(std::back_inserter(*out), "\\x{:02x}", c);
+    } else {
+      out->push_back(ch);
     }
   }
   out->push_back('"');
@@ -177,7 +177,7 @@ struct EventFormatter::Walk {
       if (labels.empty())
         *out += "null";
       else
-        AppendJsonString(*labels[0], out);
+        AppendJsonString(out, *labels[0]);
       *out += ",\"value\":";
       number();
       *out += "}";
@@ -219,7 +219,7 @@ struct EventFormatter::Walk {
         const void* nul = std::memchr(p, 0, avail);
         const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
         if (json)
-          AppendJsonString({p, len}, out);
+          AppendJsonString(out, {p, len});
         else
           AppendTextString({p, len}, out);
         return pos + (len + 1) * 8;
@@ -261,7 +261,7 @@ struct EventFormatter::Walk {
 
   void Name(const PlanNode& n) {
     if (json) {
-      AppendJsonString(n.name, out);
+      AppendJsonString(out, n.name);
       out->push_back(':');
     } else {
       *out += n.name;
@@ -295,7 +295,7 @@ struct EventFormatter::Walk {
       const void* nul = std::memchr(p, 0, avail);
       const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
       if (json)
-        AppendJsonString({p, len}, out);
+        AppendJsonString(out, {p, len});
       else
         AppendTextString({p, len}, out);
       return start + count * 8;
@@ -404,9 +404,9 @@ void EventFormatter::AppendJson(const Event& e, std::string* out) {
   fmt::format_to(std::back_inserter(*out), "{{\"timestamp\":{},\"time\":\"", e.timestamp);
   AppendTime(e.timestamp, out);
   *out += "\",\"host\":";
-  AppendJsonString(e.trace->hostname(), out);
+  AppendJsonString(out, e.trace->hostname());
   *out += ",\"name\":";
-  AppendJsonString(e.name(), out);
+  AppendJsonString(out, e.name());
   fmt::format_to(std::back_inserter(*out), ",\"cpu\":{},\"stream\":{}", e.cpu, e.stream_index);
   if (e.kind == Event::Kind::kDiscarded) {
     fmt::format_to(std::back_inserter(*out), ",\"discarded\":{},\"from\":{},\"to\":{}}}",

@@ -34,7 +34,4 @@ class EventFormatter {
   uint64_t last_ts_ = 0;
 };
 
-// Appends `s` as a JSON string literal (quotes included).
-void AppendJsonString(std::string_view s, std::string* out);
-
 }  // namespace causeway::report

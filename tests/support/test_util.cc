@@ -159,7 +159,8 @@ int CountStaleEmptyStrings(const std::vector<std::string>& bt,
     for (auto it = std::sregex_iterator(ours[i].begin(), ours[i].end(), empty_field);
          it != std::sregex_iterator(); ++it) {
       const std::string field = (*it)[2].str();
-      const std::regex bt_field("[ {,]" + field + R"( = (\"[^\"]*\"))");
+      // The value in quotes, with babeltrace2's backslash escapes (\" among them).
+      const std::regex bt_field("[ {,]" + field + R"re( = ("(?:[^"\\]|\\.)*"))re");
       std::smatch bm;
       std::string value = "\"\"";
       if (std::regex_search(bt[i], bm, bt_field)) value = bm[1].str();
