@@ -18,7 +18,7 @@ PACKAGES=(
   babeltrace2                        # the reference CTF reader, used by tests and benchmarks
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
   valgrind
-  liblttng-ust-dev lttng-tools        # the client tracepoint benchmark: LTTng-UST side by side
+  liblttng-ust-dev lttng-tools        # LTTng-UST: the interop test records with it; the client benchmark
   chromium                           # the HTML report test: a real headless browser
 )
 
