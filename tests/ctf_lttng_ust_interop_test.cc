@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -87,11 +88,14 @@ class LttngUstInteropTest : public ::testing::Test {
     if (lock_fd_ >= 0) close(lock_fd_);
   }
 
-  // Records `mode COUNT THREADS` of the writer into a session whose channel takes
-  // `channel_options`, with the contexts `contexts` (lttng add-context -t ...); returns the
-  // trace directory (LTTng's per-user layout: ust/uid/UID/64-bit).
+  // Records the writer runs `runs` ("MODE COUNT THREADS" each, run at the same time, one
+  // process each) into a session whose channel takes `channel_options` and the contexts
+  // `contexts` (lttng add-context -t ...), with the events `events` enabled. Returns the
+  // session's output directory (LTTng's layout below it: ust/uid/UID/64-bit for per-user
+  // buffers, ust/pid/NAME-PID-DATE for per-process ones), "" on failure; sets emitted_ (the
+  // events the runs emitted) and num_traces_ (the trace directories below it).
   std::string Record(const std::string& channel_options, const std::vector<std::string>& contexts,
-                     const std::string& mode, int count, int threads) {
+                     const std::vector<std::string>& runs, const std::string& events = "cwtest:*") {
     const std::string out = tmp_.path() + "/lttng";
     // --no-sessiond: the client would otherwise spawn a session daemon of its own, which
     // nothing here would stop.
@@ -103,26 +107,39 @@ class LttngUstInteropTest : public ::testing::Test {
     if (!lttng("create '" + session_ + "' --output '" + out + "'")) return "";
     created_ = true;
     if (!lttng("enable-channel -u -s '" + session_ + "' cw " + channel_options)) return "";
-    if (!lttng("enable-event -u -s '" + session_ + "' -c cw 'cwtest:*'")) return "";
+    if (!lttng("enable-event -u -s '" + session_ + "' -c cw " + events)) return "";
     for (const auto& c : contexts)
       if (!lttng("add-context -u -s '" + session_ + "' -c cw -t " + c)) return "";
     if (!lttng("start '" + session_ + "'")) return "";
     // The application waits for the session daemon's registration (which enables the
     // session's events in it) before main(), up to this many ms: generous under sanitizers.
-    CommandResult w =
-        RunCommand("LTTNG_UST_REGISTER_TIMEOUT=20000 '" + std::string(kWriter) + "' " + mode + " " +
-                   std::to_string(count) + " " + std::to_string(threads));
-    EXPECT_EQ(w.exit_code, 0) << "causeway_ust_writer failed";
-    std::smatch m;
-    EXPECT_TRUE(std::regex_search(w.out, m, std::regex("emitted (\\d+)"))) << w.out;
-    emitted_ = m.empty() ? 0 : std::stoull(m[1]);
+    std::vector<CommandResult> results(runs.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < runs.size(); ++i)
+      threads.emplace_back([&, i] {
+        results[i] = RunCommand("LTTNG_UST_REGISTER_TIMEOUT=20000 '" + std::string(kWriter) + "' " +
+                                runs[i]);
+      });
+    for (auto& t : threads) t.join();
+    emitted_ = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      EXPECT_EQ(results[i].exit_code, 0) << "causeway_ust_writer " << runs[i] << " failed";
+      std::smatch m;
+      EXPECT_TRUE(std::regex_search(results[i].out, m, std::regex("emitted (\\d+)")))
+          << results[i].out;
+      if (!m.empty()) emitted_ += std::stoull(m[1]);
+    }
     if (!lttng("stop '" + session_ + "'")) return "";
     if (!lttng("destroy '" + session_ + "'")) return "";
     created_ = false;
+    num_traces_ = 0;
     for (const auto& entry : fs::recursive_directory_iterator(out))
-      if (entry.path().filename() == "metadata") return entry.path().parent_path().string();
-    ADD_FAILURE() << "no metadata below " << out;
-    return "";
+      num_traces_ += entry.path().filename() == "metadata";
+    if (num_traces_ == 0) {
+      ADD_FAILURE() << "no metadata below " << out;
+      return "";
+    }
+    return out;
   }
 
   // babeltrace2's events (its text sink, as ReadAsText prints ours) and its warnings.
@@ -153,11 +170,12 @@ class LttngUstInteropTest : public ::testing::Test {
   pid_t sessiond_pid_ = -1;
   int lock_fd_ = -1;
   uint64_t emitted_ = 0;
+  int num_traces_ = 0;
 };
 
 TEST_F(LttngUstInteropTest, EveryFieldKindPrintsAsBabeltracePrintsIt) {
   const std::string dir =
-      Record("--subbuf-size 1M --num-subbuf 4", {"vtid", "procname"}, "every-kind", 330, 3);
+      Record("--subbuf-size 1M --num-subbuf 4", {"vtid", "procname"}, {"every-kind 330 3"});
   ASSERT_FALSE(dir.empty());
   ASSERT_EQ(emitted_, 1980u);  // every_kind and tick, 330 of each per thread
   const Babeltrace bt = RunBabeltrace(dir);
@@ -181,7 +199,8 @@ TEST_F(LttngUstInteropTest, EveryFieldKindPrintsAsBabeltracePrintsIt) {
         R"( !\"#$%&\'()*+,-./0123456789:;<=>\?@)", R"([\\]^_`)", R"(|}~\x7f")", "\"\x80\x81\x82",
         "f64 = nan", "f32 = inf", "f64 = -inf", "f64 = 3e-310", "net16 = 257,",
         "( <unknown> : container = 7 )", "( \"BIG\" : container = 1000000 )",
-        "( \"DEAD\" : container = -1 )", "i64 = -9223372036854775808,",
+        "( \"DEAD\" : container = -1 )", "( \"RUNNING\", \"LOW\" : container = 0 )",
+        R"(( "it\'s \"6\"" : container = 6 ))", "i64 = -9223372036854775808,",
         "u64 = 18446744073709551615,", "procname = \"causeway_ust_wr\""})
     EXPECT_NE(all.find(expected), std::string::npos) << "no event printed " << expected;
 }
@@ -190,7 +209,7 @@ TEST_F(LttngUstInteropTest, EveryFieldKindPrintsAsBabeltracePrintsIt) {
 // is not UTF-8), texts decoded to what the application wrote, bytes that are not UTF-8
 // replaced by U+FFFD, and numbers JSON has no literal for (NaN, infinities) as null.
 TEST_F(LttngUstInteropTest, EveryFieldKindAsJsonLinesIsValidJson) {
-  const std::string dir = Record("--subbuf-size 1M --num-subbuf 4", {"vtid"}, "every-kind", 60, 1);
+  const std::string dir = Record("--subbuf-size 1M --num-subbuf 4", {"vtid"}, {"every-kind 60 1"});
   ASSERT_FALSE(dir.empty());
   std::string err;
   const CommandResult r = RunCli("events '" + dir + "' --format jsonl", &err);
@@ -217,9 +236,35 @@ TEST_F(LttngUstInteropTest, EveryFieldKindAsJsonLinesIsValidJson) {
     EXPECT_EQ(texts.count(expected), 1u) << "no event's str decoded to " << expected;
 }
 
+// Per-process buffers: one trace per process (its env naming the process), several traces
+// merged in one read. Every event LTTng-UST has is enabled: its state dump (libraries,
+// build ids), tracef and tracelog; and five contexts, the instruction pointer among them.
+TEST_F(LttngUstInteropTest, PerProcessTracesOfSeveralProcessesMergeAsBabeltraceMergesThem) {
+  const std::string dir = Record("--buffers-pid --subbuf-size 1M --num-subbuf 4",
+                                 {"ip", "pthread_id", "vpid", "vtid", "procname"},
+                                 {"every-kind 40 2", "burst 300 2"}, "-a");
+  ASSERT_FALSE(dir.empty());
+  EXPECT_EQ(num_traces_, 2);
+  const Babeltrace bt = RunBabeltrace(dir);
+  const ReadResult ours = ReadAsText({dir});
+  ASSERT_TRUE(ours.status.ok()) << ours.status.ToString();
+  ASSERT_EQ(ours.lines.size(), bt.lines.size());
+  EXPECT_GT(ours.lines.size(), emitted_);        // the state dumps, tracef and tracelog besides
+  CountStaleEmptyStrings(bt.lines, ours.lines);  // fails on any other difference
+  auto count = [&](const std::string& needle) {
+    return std::count_if(ours.lines.begin(), ours.lines.end(),
+                         [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+  };
+  // babeltrace2 names each line's trace host:procname:(vpid) from the trace's env.
+  EXPECT_EQ(count(":causeway_ust_wr:("), static_cast<long>(ours.lines.size()));
+  EXPECT_EQ(count(" lttng_ust_tracef:event: "), 8);  // every tenth of 40 events, 2 threads
+  EXPECT_EQ(count(" lttng_ust_tracelog:"), 8);
+  EXPECT_GT(count(" lttng_ust_statedump:bin_info: "), 0);
+}
+
 TEST_F(LttngUstInteropTest, EventsTheTracerDiscardedAreCountedAsBabeltraceCountsThem) {
   // Two 4 KiB sub-buffers per CPU, in discard mode: a burst overflows them.
-  const std::string dir = Record("--subbuf-size 4096 --num-subbuf 2", {}, "burst", 100000, 2);
+  const std::string dir = Record("--subbuf-size 4096 --num-subbuf 2", {}, {"burst 100000 2"});
   ASSERT_FALSE(dir.empty());
   ASSERT_EQ(emitted_, 200000u);
   const Babeltrace bt = RunBabeltrace(dir);
@@ -242,7 +287,7 @@ TEST_F(LttngUstInteropTest, PacketsOverwrittenInFlightRecorderModeAreCountedAsMi
   // Overwrite (flight recorder) mode: the oldest packets give way, and the packet sequence
   // numbers of those that reach the disk jump over them.
   const std::string dir =
-      Record("--overwrite --subbuf-size 4096 --num-subbuf 4", {}, "burst", 100000, 2);
+      Record("--overwrite --subbuf-size 4096 --num-subbuf 4", {}, {"burst 100000 2"});
   ASSERT_FALSE(dir.empty());
   const Babeltrace bt = RunBabeltrace(dir);
   const ReadResult ours = ReadAsText({dir});

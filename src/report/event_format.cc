@@ -183,16 +183,13 @@ struct EventFormatter::Walk {
       *out += "}";
       return;
     }
+    // babeltrace2 2.0.4: every matching label in declaration order, comma-separated, each
+    // escaped as a string is (checked on a live LTTng-UST trace).
     *out += "( ";
-    if (labels.empty()) {
-      *out += "<unknown>";
-    } else if (labels.size() == 1) {
-      fmt::format_to(std::back_inserter(*out), "\"{}\"", *labels[0]);
-    } else {
-      *out += "{ ";
-      for (size_t i = 0; i < labels.size(); ++i)
-        fmt::format_to(std::back_inserter(*out), "{}\"{}\"", i ? ", " : "", *labels[i]);
-      *out += " }";
+    if (labels.empty()) *out += "<unknown>";
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (i) *out += ", ";
+      AppendTextString(*labels[i], out);
     }
     *out += " : container = ";
     number();
@@ -346,6 +343,33 @@ void EventFormatter::AppendTime(uint64_t ns, std::string* out) const {
                  tm.tm_sec, frac);
 }
 
+const std::string& EventFormatter::TraceFields(const ctf::Trace* trace) {
+  if (trace == fields_trace_) return trace_fields_;
+  fields_trace_ = trace;
+  trace_fields_.clear();
+  const auto& env = trace->trace_class().env;
+  auto find = [&](std::string_view key) -> const ctf::EnvValue* {
+    for (const auto& [k, v] : env)
+      if (k == key) return &v;
+    return nullptr;
+  };
+  // As babeltrace2 does: each entry present counts, even when its value is not of the
+  // type it prints (a text hostname and procname, an integer vpid), which then prints
+  // nothing between its separators.
+  bool any = false;
+  for (const char* key : {"hostname", "procname", "vpid"}) {
+    const ctf::EnvValue* v = find(key);
+    if (!v) continue;
+    trace_fields_ += any ? ':' : ' ';
+    any = true;
+    if (const auto* text = std::get_if<std::string>(v); text && std::string_view(key) != "vpid")
+      trace_fields_ += *text;
+    else if (const auto* n = std::get_if<int64_t>(v); n && std::string_view(key) == "vpid")
+      fmt::format_to(std::back_inserter(trace_fields_), "({})", *n);
+  }
+  return trace_fields_;
+}
+
 void EventFormatter::AppendText(const Event& e, std::string* out) {
   out->push_back('[');
   if (options_.time == TimeFormat::kCycles)
@@ -364,13 +388,7 @@ void EventFormatter::AppendText(const Event& e, std::string* out) {
   }
   have_last_ = true;
   last_ts_ = e.timestamp;
-  if (options_.hostname) {
-    const std::string host = e.trace->trace_class().EnvString("hostname");
-    if (!host.empty()) {
-      out->push_back(' ');
-      *out += host;
-    }
-  }
+  if (options_.hostname) *out += TraceFields(e.trace);
   out->push_back(' ');
   if (e.kind == Event::Kind::kDiscarded) {
     fmt::format_to(std::back_inserter(*out), "<discarded>: {{ count = {} }}", e.discarded);

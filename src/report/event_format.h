@@ -13,8 +13,11 @@ enum class TimeFormat { kLocal, kGmt, kSeconds, kCycles };
 
 struct EventFormatOptions {
   TimeFormat time = TimeFormat::kLocal;
-  bool delta = true;     // "(+0.000001868)" after the time
-  bool hostname = true;  // env.hostname of the trace, when it has one
+  bool delta = true;  // "(+0.000001868)" after the time
+  // The trace's env fields babeltrace2's text sink prints by default: hostname, procname
+  // and vpid, those the trace has ("host:procname:(vpid)"; LTTng's per-process traces have
+  // all three).
+  bool hostname = true;
 };
 
 class EventFormatter {
@@ -29,7 +32,12 @@ class EventFormatter {
  private:
   struct Walk;
   void AppendTime(uint64_t ns, std::string* out) const;
+  // " host:procname:(vpid)" of `trace`, or "" when it has none of them; kept for the next
+  // line, looked up again only when that line's trace is another.
+  const std::string& TraceFields(const ctf::Trace* trace);
   EventFormatOptions options_;
+  const ctf::Trace* fields_trace_ = nullptr;
+  std::string trace_fields_;
   bool have_last_ = false;
   uint64_t last_ts_ = 0;
 };

@@ -14,12 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-LTTNG_UST_TRACEPOINT_ENUM(cwtest, state,
-                          LTTNG_UST_TP_ENUM_VALUES(lttng_ust_field_enum_value("RUNNING", 0)
-                                                       lttng_ust_field_enum_range("WAITING", 1, 5)
-                                                           lttng_ust_field_enum_value("DEAD", -1)
-                                                               lttng_ust_field_enum_value("BIG",
-                                                                                          1000000)))
+/* Overlapping labels (0 to 2 have two), a label that needs escapes, unnamed values (7). */
+LTTNG_UST_TRACEPOINT_ENUM(
+    cwtest, state,
+    LTTNG_UST_TP_ENUM_VALUES(
+        lttng_ust_field_enum_value("RUNNING", 0) lttng_ust_field_enum_range("WAITING", 1, 5)
+            lttng_ust_field_enum_range("LOW", 0, 2) lttng_ust_field_enum_value("it's \"6\"", 6)
+                lttng_ust_field_enum_value("DEAD", -1) lttng_ust_field_enum_value("BIG", 1000000)))
 
 /* Every field kind; `k` picks the values (see ust_writer.c). */
 LTTNG_UST_TRACEPOINT_EVENT(

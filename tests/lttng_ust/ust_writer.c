@@ -3,7 +3,9 @@
  * usage: causeway_ust_writer every-kind|burst COUNT THREADS
  *   every-kind: each thread emits COUNT cwtest:every_kind events whose values cycle through
  *               edge cases (extreme integers, NaN and infinities, empty and escaped texts),
- *               each followed by a cwtest:tick;
+ *               each followed by a cwtest:tick, and every tenth by a tracef and a tracelog
+ *               event (not counted: enable lttng_ust_tracef:* and lttng_ust_tracelog:* to
+ *               record them);
  *   burst:      each thread emits COUNT cwtest:tick events as fast as it can, to overflow
  *               small buffers.
  * Prints "emitted N" (every event of every thread) on success. */
@@ -13,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <lttng/tracef.h>
+#include <lttng/tracelog.h>
 
 #include "cwtest_tp.h"
 
@@ -49,6 +54,12 @@ static void* Emit(void* arg) {
     lttng_ust_tracepoint(cwtest, every_kind, k, text, ints, n_ints, d,
                          k % 11 == 10 ? 1000000 : state);
     lttng_ust_tracepoint(cwtest, tick, (uint64_t)k);
+    if (k % 10 == 0) {
+      /* LTTng-UST's own printf-like events: lttng_ust_tracef:event and
+       * lttng_ust_tracelog:TRACE_WARNING (a sequence of text, and the call site). */
+      lttng_ust_tracef("tracef %lld: %s", (long long)k, text);
+      lttng_ust_tracelog(LTTNG_UST_TRACEPOINT_LOGLEVEL_WARNING, "tracelog %lld", (long long)k);
+    }
   }
   return NULL;
 }
