@@ -94,8 +94,12 @@ class LttngUstInteropTest : public ::testing::Test {
   // session's output directory (LTTng's layout below it: ust/uid/UID/64-bit for per-user
   // buffers, ust/pid/NAME-PID-DATE for per-process ones), "" on failure; sets emitted_ (the
   // events the runs emitted) and num_traces_ (the trace directories below it).
+  // With `after_each_run` set (lttng's arguments: "snapshot record -s SESSION", "rotate
+  // SESSION"), the runs go one after the other, each followed by that command.
   std::string Record(const std::string& channel_options, const std::vector<std::string>& contexts,
-                     const std::vector<std::string>& runs, const std::string& events = "cwtest:*") {
+                     const std::vector<std::string>& runs, const std::string& events = "cwtest:*",
+                     const std::string& create_options = "",
+                     const std::string& after_each_run = "") {
     const std::string out = tmp_.path() + "/lttng";
     // --no-sessiond: the client would otherwise spawn a session daemon of its own, which
     // nothing here would stop.
@@ -104,7 +108,8 @@ class LttngUstInteropTest : public ::testing::Test {
       EXPECT_EQ(r.exit_code, 0) << "lttng " << args;
       return r.exit_code == 0;
     };
-    if (!lttng("create '" + session_ + "' --output '" + out + "'")) return "";
+    if (!lttng("create '" + session_ + "' " + create_options + " --output '" + out + "'"))
+      return "";
     created_ = true;
     if (!lttng("enable-channel -u -s '" + session_ + "' cw " + channel_options)) return "";
     if (!lttng("enable-event -u -s '" + session_ + "' -c cw " + events)) return "";
@@ -114,13 +119,20 @@ class LttngUstInteropTest : public ::testing::Test {
     // The application waits for the session daemon's registration (which enables the
     // session's events in it) before main(), up to this many ms: generous under sanitizers.
     std::vector<CommandResult> results(runs.size());
-    std::vector<std::thread> threads;
-    for (size_t i = 0; i < runs.size(); ++i)
-      threads.emplace_back([&, i] {
-        results[i] = RunCommand("LTTNG_UST_REGISTER_TIMEOUT=20000 '" + std::string(kWriter) + "' " +
-                                runs[i]);
-      });
-    for (auto& t : threads) t.join();
+    auto run = [&](size_t i) {
+      results[i] =
+          RunCommand("LTTNG_UST_REGISTER_TIMEOUT=20000 '" + std::string(kWriter) + "' " + runs[i]);
+    };
+    if (after_each_run.empty()) {
+      std::vector<std::thread> threads;
+      for (size_t i = 0; i < runs.size(); ++i) threads.emplace_back(run, i);
+      for (auto& t : threads) t.join();
+    } else {
+      for (size_t i = 0; i < runs.size(); ++i) {
+        run(i);
+        if (!lttng(after_each_run)) return "";
+      }
+    }
     emitted_ = 0;
     for (size_t i = 0; i < runs.size(); ++i) {
       EXPECT_EQ(results[i].exit_code, 0) << "causeway_ust_writer " << runs[i] << " failed";
@@ -260,6 +272,56 @@ TEST_F(LttngUstInteropTest, PerProcessTracesOfSeveralProcessesMergeAsBabeltraceM
   EXPECT_EQ(count(" lttng_ust_tracef:event: "), 8);  // every tenth of 40 events, 2 threads
   EXPECT_EQ(count(" lttng_ust_tracelog:"), 8);
   EXPECT_GT(count(" lttng_ust_statedump:bin_info: "), 0);
+}
+
+// Snapshot mode: each `lttng snapshot record` writes what the ring buffers hold then as a
+// trace of its own, which starts in the middle of the stream (its first packet's sequence
+// number is not 0: nothing is missing before it).
+TEST_F(LttngUstInteropTest, SnapshotsReadAsBabeltraceReadsThem) {
+  const std::string dir =
+      Record("--subbuf-size 4096 --num-subbuf 4", {"vtid"}, {"burst 20000 2", "every-kind 50 1"},
+             "cwtest:*", "--snapshot", "snapshot record -s '" + session_ + "'");
+  ASSERT_FALSE(dir.empty());
+  EXPECT_EQ(num_traces_, 2);
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string snapshot = entry.path().string();
+    SCOPED_TRACE(snapshot);
+    const Babeltrace bt = RunBabeltrace(snapshot);
+    const ReadResult ours = ReadAsText({snapshot});
+    ASSERT_TRUE(ours.status.ok()) << ours.status.ToString();
+    ASSERT_EQ(ours.lines.size(), bt.lines.size());
+    EXPECT_GT(ours.lines.size(), 0u);
+    EXPECT_LT(ours.lines.size(), emitted_);        // the buffers hold the last events only
+    CountStaleEmptyStrings(bt.lines, ours.lines);  // fails on any other difference
+    // What the tracer discarded, as babeltrace2 counts it. On snapshots babeltrace2
+    // sometimes warns instead that the tracer "may have discarded events", with no count to
+    // compare (2 of 24 runs here; we have not established from which packet values).
+    uint64_t discarded = 0, lost = 0;
+    for (const auto& s : ours.streams) {
+      discarded += s.discarded_events;
+      lost += s.lost_packets;
+    }
+    EXPECT_EQ(lost, SumDiscarded(bt.warnings, "packets?")) << bt.warnings;
+    if (bt.warnings.find("may have discarded") == std::string::npos) {
+      EXPECT_EQ(discarded, SumDiscarded(bt.warnings, "events?")) << bt.warnings;
+    }
+  }
+}
+
+// Rotation: `lttng rotate` closes a trace chunk (archives/FROM-TO-N, a trace each) and goes
+// on in the next; the chunks read as one merged sequence.
+TEST_F(LttngUstInteropTest, RotatedChunksReadAsOneSequence) {
+  const std::string dir =
+      Record("--subbuf-size 64K --num-subbuf 4", {}, {"burst 2000 2", "burst 1000 1"}, "cwtest:*",
+             "", "rotate '" + session_ + "'");
+  ASSERT_FALSE(dir.empty());
+  EXPECT_EQ(num_traces_, 3);  // one per rotation, and the one destroy closes (empty)
+  ASSERT_EQ(emitted_, 5000u);
+  const Babeltrace bt = RunBabeltrace(dir);
+  const ReadResult ours = ReadAsText({dir});
+  ASSERT_TRUE(ours.status.ok()) << ours.status.ToString();
+  EXPECT_EQ(ours.lines.size(), emitted_);
+  EXPECT_EQ(ours.lines, bt.lines);
 }
 
 TEST_F(LttngUstInteropTest, EventsTheTracerDiscardedAreCountedAsBabeltraceCountsThem) {
