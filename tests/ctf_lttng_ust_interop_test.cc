@@ -57,6 +57,7 @@ class LttngUstInteropTest : public ::testing::Test {
     ASSERT_EQ(flock(lock_fd_, LOCK_EX), 0) << std::strerror(errno);
     // A live one only: a session daemon that exited may linger as a zombie.
     if (RunCommand("pgrep -x -r R,S,D lttng-sessiond >/dev/null").exit_code != 0) {
+      shm_before_ = WaitShmFiles();  // the session daemon makes them too
       const std::string pidfile = tmp_.path() + "/sessiond.pid";
       ASSERT_EQ(RunCommand("lttng-sessiond --daemonize --no-kernel --pidfile='" + pidfile + "'")
                     .exit_code,
@@ -84,6 +85,10 @@ class LttngUstInteropTest : public ::testing::Test {
       }
       EXPECT_NE(RunCommand("pgrep -x -r R,S,D lttng-consumerd >/dev/null").exit_code, 0)
           << "an lttng-consumerd outlived the session daemon";
+      // LTTng-UST applications leave the shared-memory files they wait on for a session
+      // daemon (/dev/shm/lttng-ust-wait-*); those that appeared while ours ran go with it.
+      for (const std::string& f : WaitShmFiles())
+        if (!shm_before_.count(f)) fs::remove(f);
     }
     if (lock_fd_ >= 0) close(lock_fd_);
   }
@@ -176,7 +181,17 @@ class LttngUstInteropTest : public ::testing::Test {
     return sum;
   }
 
+  static std::set<std::string> WaitShmFiles() {
+    std::set<std::string> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/dev/shm", ec))
+      if (entry.path().filename().string().rfind("lttng-ust-wait-", 0) == 0)
+        files.insert(entry.path().string());
+    return files;
+  }
+
   TempDir tmp_;
+  std::set<std::string> shm_before_;  // WaitShmFiles() before the session daemon started
   std::string session_;
   bool created_ = false;
   pid_t sessiond_pid_ = -1;
