@@ -126,9 +126,10 @@ int RunStats(const StatsOptions& o) {
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](auto& a, auto& b) { return a.second > b.second; });
   const auto streams = (*reader)->stream_stats();
-  uint64_t discarded = 0, lost_packets = 0, clamped = 0, bytes = 0;
+  uint64_t discarded = 0, discarded_early = 0, lost_packets = 0, clamped = 0, bytes = 0;
   for (const auto& s : streams) {
     discarded += s.discarded_events;
+    discarded_early += s.discarded_before_first_packet;
     lost_packets += s.lost_packets;
     clamped += s.clamped_events;
     bytes += s.file_bytes;
@@ -142,6 +143,7 @@ int RunStats(const StatsOptions& o) {
     j["end_ns"] = last;
     j["duration_ns"] = last - first;
     j["discarded_events"] = discarded;
+    j["discarded_before_first_packet"] = discarded_early;
     j["lost_packets"] = lost_packets;
     j["clamped_timestamps"] = clamped;
     j["traces"] = nlohmann::json::array();
@@ -164,6 +166,7 @@ int RunStats(const StatsOptions& o) {
                               {"begin_ns", s.first_ts},
                               {"end_ns", s.last_ts},
                               {"discarded_events", s.discarded_events},
+                              {"discarded_before_first_packet", s.discarded_before_first_packet},
                               {"lost_packets", s.lost_packets},
                               {"clamped_timestamps", s.clamped_events},
                               {"max_backward_ns", s.max_backward_ns}});
@@ -176,8 +179,11 @@ int RunStats(const StatsOptions& o) {
                t->trace_class().EnvString("domain"), t->trace_class().EnvString("tracer_name"));
   fmt::print("Events: {} in {} bytes, from {} to {} ({} s)\n", total, bytes, FormatNs(first),
              FormatNs(last), FormatNs(last - first));
-  fmt::print("Discarded by the tracer: {} events; missing packets: {}; clamped timestamps: {}\n\n",
-             discarded, lost_packets, clamped);
+  fmt::print("Discarded by the tracer: {} events", discarded);
+  if (discarded_early)
+    fmt::print(" ({} of them reported by a stream's first packet: at unknown times before it)",
+               discarded_early);
+  fmt::print("; missing packets: {}; clamped timestamps: {}\n\n", lost_packets, clamped);
   fmt::print("{:>12}  {}\n", "COUNT", "EVENT");
   for (const auto& [name, n] : sorted) fmt::print("{:>12}  {}\n", n, name);
   fmt::print("\n{:>4} {:>10} {:>8} {:>10} {:>10} {:>8} {:>8}  {}\n", "CPU", "EVENTS", "PACKETS",
@@ -199,7 +205,10 @@ Runner RegisterStats(CLI::App& app) {
       "time range, and per stream the packets, events, events the tracer discarded,\n"
       "missing packets and timestamps the reader had to clamp to keep the stream ordered.\n"
       "None of this depends on the order across streams, so the stream files are decoded\n"
-      "side by side on --threads threads, without merging them by time.\n\n"
+      "side by side on --threads threads, without merging them by time.\n"
+      "The chunks of a rotated recording (lttng rotate: traces that share a UUID under\n"
+      "archives/) count on from one another; a stream's first packet may report events\n"
+      "discarded before it (a snapshot's do), at times the trace does not give.\n\n"
       "Example:\n"
       "  causeway stats ~/lttng-traces/session/kernel --format json");
   cmd->add_option("traces", o->traces, "Trace directories")->required();

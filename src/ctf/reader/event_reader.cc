@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <numeric>
 #include <system_error>
 #include <thread>
@@ -62,20 +63,22 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
       r->traces_.push_back(std::move(t));
     }
   }
+  std::vector<ClockTransform> transforms;
   for (uint32_t ti = 0; ti < r->traces_.size(); ++ti) {
     const uint32_t class_base = r->num_event_classes_;
     r->num_event_classes_ += r->traces_[ti]->plan().num_event_classes;
-    const ClockTransform transform =
-        options.clock_transform ? options.clock_transform(*r->traces_[ti]) : ClockTransform{};
+    transforms.push_back(options.clock_transform ? options.clock_transform(*r->traces_[ti])
+                                                 : ClockTransform{});
     for (const auto& path : r->traces_[ti]->stream_paths()) {
       auto c = std::make_unique<StreamCursor>(r->traces_[ti].get(), ti,
                                               static_cast<uint32_t>(r->cursors_.size()), class_base,
-                                              path, transform);
+                                              path, transforms.back());
       RETURN_IF_ERROR(c->Open());
       r->total_bytes_ += c->stats().file_bytes;
       r->cursors_.push_back(std::move(c));
     }
   }
+  r->LinkChunks(transforms);
   if (options.decode_threads > 0 && !r->cursors_.empty()) {
     std::vector<StreamCursor*> cursors;
     for (auto& c : r->cursors_) cursors.push_back(c.get());
@@ -83,6 +86,56 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
                                                     options.decode_batch_events);
   }
   return r;
+}
+
+void EventReader::LinkChunks(const std::vector<ClockTransform>& transforms) {
+  std::map<std::array<uint8_t, 16>, int> traces_per_uuid;
+  for (const auto& t : traces_)
+    if (const auto& uuid = t->trace_class().uuid) ++traces_per_uuid[*uuid];
+  // A stream of a chunk: its cursor, and its first packet's counters. Streams are matched
+  // by trace UUID, stream class and instance id (LTTng keeps a ring buffer's across
+  // chunks, and names its file the same), and ordered by their first packet's time.
+  struct Piece {
+    uint32_t cursor;
+    StreamCursor::PacketCounters first;
+  };
+  using Key = std::tuple<std::array<uint8_t, 16>, uint64_t, uint64_t>;
+  std::map<Key, std::vector<Piece>> pieces;
+  auto probe = [&](uint32_t s) {
+    const StreamCursor& c = *cursors_[s];
+    const uint32_t ti = c.stats().trace_index;
+    return std::make_unique<StreamCursor>(traces_[ti].get(), ti, s, 0, c.stats().path,
+                                          transforms[ti]);
+  };
+  for (uint32_t s = 0; s < cursors_.size(); ++s) {
+    const Trace& t = *traces_[cursors_[s]->stats().trace_index];
+    if (!t.trace_class().uuid || traces_per_uuid[*t.trace_class().uuid] < 2) continue;
+    auto p = probe(s);
+    Piece piece{s, {}};
+    // A stream that does not open or whose first packet does not decode stays alone: the
+    // read itself reports its error.
+    if (!p->Open().ok() || !p->ReadPacketCounters(true, &piece.first, nullptr).ok() ||
+        p->stats().packets == 0 || !piece.first.has_instance_id)
+      continue;
+    pieces[{*t.trace_class().uuid, piece.first.class_id, piece.first.instance_id}].push_back(piece);
+  }
+  for (auto& [key, chain] : pieces) {
+    std::stable_sort(chain.begin(), chain.end(), [](const Piece& a, const Piece& b) {
+      return a.first.begin_ns < b.first.begin_ns;
+    });
+    for (size_t i = 1; i < chain.size(); ++i) {
+      auto p = probe(chain[i - 1].cursor);
+      StreamCursor::PacketCounters first, last;
+      if (!p->Open().ok() || !p->ReadPacketCounters(false, &first, &last).ok()) continue;
+      const StreamCursor::PacketCounters& next = chain[i].first;
+      // The counts go on from the chunk before only if they did not go back (the same
+      // trace given twice, say, starts again: it is read as a trace of its own).
+      if (next.begin_ns < last.end_ns) continue;
+      if (last.has_seq && next.has_seq && next.seq <= last.seq) continue;
+      if (last.has_discarded && next.has_discarded && next.discarded < last.discarded) continue;
+      cursors_[chain[i].cursor]->ContinueFrom(last);
+    }
+  }
 }
 
 void EventReader::Push(uint32_t s) {

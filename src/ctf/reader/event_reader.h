@@ -11,6 +11,12 @@
 // UINT64_MAX, more streams) as the pipeline merged it, in the same order. ForEach() gives
 // the same events to a callback, the 4-leaf tree's heads kept in registers through each
 // run: the fastest way to read a whole trace.
+//
+// Traces that share a UUID are chunks of one recording (`lttng rotate` writes each chunk
+// as a trace of its own under archives/, as babeltrace2 merges them back): a stream of a
+// later chunk goes on from the stream of the same class and instance id in the chunk
+// before, so the tracer's running counts (discarded events, packet sequence numbers) are
+// taken across the chunk boundary instead of starting again at 0 (LinkChunks).
 #pragma once
 
 #include <array>
@@ -189,6 +195,11 @@ class alignas(64) EventReader {
 
  private:
   EventReader() = default;
+  // Has each stream of a later chunk (traces sharing a UUID) continue the same stream of
+  // the chunk before (StreamCursor::ContinueFrom), when its first packet's counters go on
+  // from that chunk's last ones. Reads the packet headers of every chunk but the last;
+  // streams it cannot place are left to count from 0. `transforms` per trace.
+  void LinkChunks(const std::vector<ClockTransform>& transforms);
   // The top stream advanced to an event at `ts`: it stays on top while no other head is
   // earlier.
   const Event* Merge(uint64_t ts) {

@@ -368,10 +368,12 @@ Status StreamCursor::StartPacket() {
     if (bits < 64) delta &= (uint64_t{1} << bits) - 1;
     if (delta) {
       pending_discarded_ = delta;
-      event_.discarded_begin = prev_packet_end_ts_;
+      event_.discarded_begin = prev_packet_end_ts_;  // 0 for the first packet: unknown
       event_.discarded_end = packet_end_ts;
       stats_.discarded_events += delta;
+      if (!have_discarded_) stats_.discarded_before_first_packet += delta;
     }
+    have_discarded_ = true;
     prev_discarded_ = total;
   }
   if (k.packet_seq_num) {
@@ -383,6 +385,39 @@ Status StreamCursor::StartPacket() {
   prev_packet_end_ts_ = packet_end_ts;
   pos_ = pos;
   return Status::Ok();
+}
+
+Status StreamCursor::ReadPacketCounters(bool first_only, PacketCounters* first,
+                                        PacketCounters* last) {
+  for (uint64_t n = 0; next_packet_ < file_size_ && !(first_only && n == 1); ++n) {
+    RETURN_IF_ERROR(StartPacket());
+    const WellKnownFields& k = stream_plan_->known;
+    PacketCounters c;
+    c.class_id = stats_.stream_class_id;
+    c.has_instance_id = trace_->plan().header_known.stream_instance_id != nullptr;
+    c.instance_id = stats_.stream_instance_id;
+    c.has_discarded = k.events_discarded != nullptr;
+    c.discarded = prev_discarded_;
+    c.has_seq = k.packet_seq_num != nullptr;
+    c.seq = prev_seq_;
+    c.begin_ns = k.timestamp_begin ? ToNs(Read(k.timestamp_begin)) : 0;
+    c.end_ns = prev_packet_end_ts_;
+    if (n == 0) *first = c;
+    if (last) *last = c;
+  }
+  return Status::Ok();
+}
+
+void StreamCursor::ContinueFrom(const PacketCounters& last) {
+  if (last.has_discarded) {
+    have_discarded_ = true;
+    prev_discarded_ = last.discarded;
+  }
+  if (last.has_seq) {
+    have_seq_ = true;
+    prev_seq_ = last.seq;
+  }
+  prev_packet_end_ts_ = last.end_ns;
 }
 
 uint64_t StreamCursor::ToNs(uint64_t cycles) {

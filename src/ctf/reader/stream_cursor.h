@@ -36,9 +36,14 @@ struct StreamStats {
   uint64_t packets = 0;
   uint64_t events = 0;
   uint64_t discarded_events = 0;  // reported by the tracer
-  uint64_t lost_packets = 0;      // packet_seq_num gaps
-  uint64_t clamped_events = 0;    // timestamps earlier than their predecessor, clamped
-  uint64_t max_backward_ns = 0;   // largest such step back
+  // Of discarded_events, those the stream's first packet reports: the tracer's running
+  // count, at unknown times before that packet ended (a snapshot starts with it; so does
+  // a rotated chunk read without the chunk before). babeltrace2 says the tracer "may have
+  // discarded events" there, with no count.
+  uint64_t discarded_before_first_packet = 0;
+  uint64_t lost_packets = 0;     // packet_seq_num gaps
+  uint64_t clamped_events = 0;   // timestamps earlier than their predecessor, clamped
+  uint64_t max_backward_ns = 0;  // largest such step back
   uint64_t first_ts = 0, last_ts = 0;
 };
 
@@ -58,6 +63,24 @@ class alignas(64) StreamCursor {
   // Decodes `size` bytes at `data` instead of the file (the fuzzers); the bytes must outlive
   // the cursor, and the path only names them in messages.
   Status OpenMemory(const uint8_t* data, uint64_t size);
+
+  // What a packet says of its stream and of the tracer's running counters (LTTng's packet
+  // header and context), each when the packet has it.
+  struct PacketCounters {
+    bool has_instance_id = false, has_discarded = false, has_seq = false;
+    uint64_t class_id = 0, instance_id = 0;
+    uint64_t discarded = 0;             // events_discarded: the running total, as the packet has it
+    uint64_t seq = 0;                   // packet_seq_num
+    uint64_t begin_ns = 0, end_ns = 0;  // timestamp_begin and _end, 0 without them
+  };
+  // Walks the file's packets, decoding their headers and contexts and no event, and
+  // returns the first packet's counters in *first and, unless `first_only`, the last's in
+  // *last. For a cursor of its own, opened and not read: it is left past the packets walked.
+  Status ReadPacketCounters(bool first_only, PacketCounters* first, PacketCounters* last);
+  // The stream goes on from another file's, whose last packet `last` is (the chunk before,
+  // in a recording that lttng rotate split): before the first Next(), so that the first
+  // packet's discarded events and missing packets are counted from there.
+  void ContinueFrom(const PacketCounters& last);
   // Decodes the next event (or discarded-events record) into event(). Returns false at
   // the end of the file or on error; status() tells which.
   bool Next() {
@@ -375,6 +398,7 @@ class alignas(64) StreamCursor {
   uint64_t packet_offset_ = 0;  // file offset of the current packet
   uint64_t next_packet_ = 0;    // file offset of the next packet
   bool have_ts_ = false;
+  bool have_discarded_ = false;  // prev_discarded_ holds a packet's count (or ContinueFrom's)
   uint64_t prev_discarded_ = 0;
   uint64_t prev_packet_end_ts_ = 0;
   bool have_seq_ = false;

@@ -304,6 +304,7 @@ StatusOr<Stream*> CtfWriter::GetStream(uint32_t index) {
   if (index >= streams_.size()) streams_.resize(index + 1);
   auto s = std::make_unique<Stream>();
   s->index = index;
+  s->seq_num = opts_.first_packet_seq_num;
   s->path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, index);
   s->fd = ::open(s->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (s->fd < 0) {
@@ -644,7 +645,8 @@ Status CtfWriter::SetDiscarded(uint32_t stream, uint64_t cumulative) {
     Status st = FlushPacket(s);
     if (!st.ok()) return st;
   }
-  if (s.packet_open && s.seq_num == 0) s.packet_open = false;  // empty first packet: reopened later
+  if (s.packet_open && s.seq_num == opts_.first_packet_seq_num)
+    s.packet_open = false;  // empty first packet: reopened later
   s.discarded = cumulative;
   if (!s.packet_open) s.discard_pending = true;
   return Status::Ok();
@@ -666,7 +668,7 @@ Status CtfWriter::Close() {
       Fail(Internal(fmt::format("Close() while an event is being written on stream {}", s.index)));
       s.builder_open = false;
     }
-    if (!s.packet_open && (s.discard_pending || s.seq_num == 0))
+    if (!s.packet_open && (s.discard_pending || s.seq_num == opts_.first_packet_seq_num))
       OpenPacket(s, s.has_ts ? s.last_ts : max_ts);  // empty packet: new total, or empty stream
     if (s.packet_open) (void)FlushPacket(s);
     if (::close(s.fd) != 0 && !io_failed_) {

@@ -82,6 +82,11 @@ struct TraceOptions {
 
   // Every packet is exactly this many bytes (zero padded); a multiple of 8, >= 256.
   size_t packet_size = 256 * 1024;
+  // Each stream's first packet_seq_num. A later chunk of a rotated recording (lttng
+  // rotate; give it the same uuid) goes on numbering from its predecessor's last packet,
+  // and its first packet reports the running discarded total it is given with
+  // SetDiscarded() before the first event.
+  uint64_t first_packet_seq_num = 0;
   // Stream files are named "<channel_name>_<stream index>".
   std::string channel_name = "channel0";
   // LTTng-UST-like stream event context: struct { char procname[17]; int32 vtid; }.

@@ -1,0 +1,172 @@
+// Chunks of a rotated recording (lttng rotate: traces that share a UUID, each stream going on
+// in the next chunk with the tracer's running counts) read as one: discarded events and
+// missing packets count on across the chunk boundary, whichever way the trace is read. A
+// chunk read alone keeps its first packets' counts apart (discarded_before_first_packet), and
+// a trace given twice is not mistaken for two chunks.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ctf/reader/event_reader.h"
+#include "ctf/writer/ctf_writer.h"
+#include "support/test_util.h"
+
+namespace causeway::ctf {
+namespace {
+
+constexpr std::array<uint8_t, 16> kUuid = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+constexpr uint64_t kSecondChunkFirstSeq = 100;
+
+// One chunk of two streams: `events` per stream from `t0`, 10 ns apart. Stream s's running
+// discarded total is `start[s]` before its first event and `middle[s]` from its middle on.
+void WriteChunk(const std::string& dir, uint64_t first_seq, uint64_t t0, uint32_t events,
+                std::array<uint64_t, 2> start, std::array<uint64_t, 2> middle) {
+  TraceOptions o;
+  o.uuid = kUuid;
+  o.packet_size = 1024;
+  o.first_packet_seq_num = first_seq;
+  auto w = CtfWriter::Create(dir, o);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
+  for (uint32_t s = 0; s < 2; ++s) ASSERT_TRUE((*w)->SetDiscarded(s, start[s]).ok());
+  for (uint32_t i = 0; i < events; ++i) {
+    for (uint32_t s = 0; s < 2; ++s) {
+      if (i == events / 2) {
+        ASSERT_TRUE((*w)->SetDiscarded(s, middle[s]).ok());
+      }
+      (*w)->Begin(s, tick, t0 + uint64_t{i} * 10 + s).U64(i);
+    }
+  }
+  ASSERT_TRUE((*w)->Close().ok());
+}
+
+struct Read {
+  std::vector<StreamStats> streams;  // by stream index
+  // Discarded-events records: (stream index, count, from, to).
+  std::vector<std::array<uint64_t, 4>> discarded;
+  uint64_t events = 0;
+};
+
+Read ReadMerged(const std::vector<std::string>& dirs, unsigned threads) {
+  ReaderOptions options;
+  options.decode_threads = threads;
+  auto reader = EventReader::Open(dirs, options);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  Read r;
+  if (!reader.ok()) return r;
+  while (const Event* e = (*reader)->Next()) {
+    if (e->kind == Event::Kind::kDiscarded)
+      r.discarded.push_back({e->stream_index, e->discarded, e->discarded_begin, e->discarded_end});
+    else
+      ++r.events;
+  }
+  EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
+  r.streams = (*reader)->stream_stats();
+  return r;
+}
+
+std::vector<StreamStats> Scan(const std::vector<std::string>& dirs) {
+  ReaderOptions options;
+  options.decode_threads = 0;
+  auto reader = EventReader::Open(dirs, options);
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return {};
+  const Status s = (*reader)->ScanUnordered(2, [](unsigned, StreamCursor& c) {
+    while (c.Next()) {
+    }
+  });
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return (*reader)->stream_stats();
+}
+
+class RotatedChunksTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    first_ = tmp_.path() + "/archives/chunk-0/ust";
+    second_ = tmp_.path() + "/archives/chunk-1/ust";
+    // Stream 0 discards 5 in the first chunk, 7 between the chunks and 8 in the second;
+    // stream 1 nothing in the first chunk and 3 between the two.
+    WriteChunk(first_, 0, 1000, 400, {0, 0}, {5, 0});
+    WriteChunk(second_, kSecondChunkFirstSeq, 100000, 400, {12, 3}, {20, 3});
+    // The first chunk's packets per stream, read alone: the second goes on from there.
+    const Read alone = ReadMerged({first_}, 0);
+    ASSERT_EQ(alone.streams.size(), 2u);
+    for (int s = 0; s < 2; ++s) first_packets_[s] = alone.streams[s].packets;
+    ASSERT_LT(first_packets_[0], kSecondChunkFirstSeq);
+    ASSERT_EQ(alone.streams[0].discarded_events, 5u);
+  }
+
+  testing::TempDir tmp_;
+  std::string first_, second_;
+  uint64_t first_packets_[2] = {};
+};
+
+TEST_F(RotatedChunksTest, DiscardedEventsAndMissingPacketsCountOnAcrossTheChunkBoundary) {
+  for (unsigned threads : {0u, 1u}) {
+    SCOPED_TRACE(threads);
+    const Read r = ReadMerged({tmp_.path()}, threads);  // found below archives/
+    ASSERT_EQ(r.streams.size(), 4u);
+    EXPECT_EQ(r.events, 4 * 400u);
+    // stream index: chunk-0's two streams, then chunk-1's.
+    EXPECT_EQ(r.streams[0].discarded_events, 5u);
+    EXPECT_EQ(r.streams[1].discarded_events, 0u);
+    EXPECT_EQ(r.streams[2].discarded_events, 15u);  // 12 - 5 + 20 - 12
+    EXPECT_EQ(r.streams[3].discarded_events, 3u);
+    for (const auto& s : r.streams) EXPECT_EQ(s.discarded_before_first_packet, 0u) << s.path;
+    EXPECT_EQ(r.streams[0].lost_packets + r.streams[1].lost_packets, 0u);
+    for (int s = 0; s < 2; ++s)
+      EXPECT_EQ(r.streams[2 + s].lost_packets, kSecondChunkFirstSeq - first_packets_[s]);
+    // The 3 discarded between the chunks: from the first chunk's last packet of stream 1
+    // (its last event, at 1000 + 399 * 10 + 1) to the end of the packet reporting them.
+    std::map<uint64_t, std::vector<std::array<uint64_t, 4>>> by_stream;
+    for (const auto& d : r.discarded) by_stream[d[0]].push_back(d);
+    ASSERT_EQ(by_stream[3].size(), 1u);
+    EXPECT_EQ(by_stream[3][0][1], 3u);
+    EXPECT_EQ(by_stream[3][0][2], 1000u + 399 * 10 + 1);
+    EXPECT_GE(by_stream[3][0][3], 100000u);
+    ASSERT_EQ(by_stream[2].size(), 2u);  // the 7 between the chunks, the 8 of the second
+    EXPECT_EQ(by_stream[2][0][1], 7u);
+    EXPECT_EQ(by_stream[2][0][2], 1000u + 399 * 10);
+    EXPECT_EQ(by_stream[2][1][1], 8u);
+    EXPECT_GT(by_stream[2][1][2], 100000u);
+  }
+  const std::vector<StreamStats> scanned = Scan({first_, second_});
+  ASSERT_EQ(scanned.size(), 4u);
+  EXPECT_EQ(scanned[2].discarded_events, 15u);
+  EXPECT_EQ(scanned[3].discarded_events, 3u);
+  EXPECT_EQ(scanned[3].lost_packets, kSecondChunkFirstSeq - first_packets_[1]);
+}
+
+TEST_F(RotatedChunksTest, ChunkReadAloneKeepsItsFirstPacketsCountsApart) {
+  const Read r = ReadMerged({second_}, 1);
+  ASSERT_EQ(r.streams.size(), 2u);
+  EXPECT_EQ(r.streams[0].discarded_events, 20u);
+  EXPECT_EQ(r.streams[0].discarded_before_first_packet, 12u);
+  EXPECT_EQ(r.streams[1].discarded_events, 3u);
+  EXPECT_EQ(r.streams[1].discarded_before_first_packet, 3u);
+  EXPECT_EQ(r.streams[0].lost_packets, 0u);  // nothing before the first packet is missing
+  // The records of what the first packets report start at 0: unknown.
+  int unknown_start = 0;
+  for (const auto& d : r.discarded) {
+    if (d[1] == 12 || (d[0] == 1 && d[1] == 3)) {
+      EXPECT_EQ(d[2], 0u);
+      ++unknown_start;
+    }
+  }
+  EXPECT_EQ(unknown_start, 2);
+}
+
+TEST_F(RotatedChunksTest, TraceGivenTwiceIsReadTwiceNotAsTwoChunks) {
+  const Read r = ReadMerged({first_, first_}, 0);
+  ASSERT_EQ(r.streams.size(), 4u);
+  EXPECT_EQ(r.events, 4 * 400u);
+  EXPECT_EQ(r.streams[0].discarded_events, 5u);
+  EXPECT_EQ(r.streams[2].discarded_events, 5u);
+  for (const auto& s : r.streams) EXPECT_EQ(s.lost_packets, 0u) << s.path;
+}
+
+}  // namespace
+}  // namespace causeway::ctf
