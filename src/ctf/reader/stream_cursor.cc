@@ -149,21 +149,22 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
     *out = ReadRawBits(data, event_.data_end, at, op.ref_scalar);
     return true;
   };
-  auto overrun = [&](const char* what) {
+  // `past`: the bit the scope reached, or the end of the field that does not fit.
+  auto overrun = [&](const char* what, uint64_t past) {
     return Error(DataLoss(fmt::format("{} extends past the packet content ({} > {} bits) in {}",
-                                      what, p, end, ScopeName(scope))));
+                                      what, past, end, ScopeName(scope))));
   };
   for (;;) {
     const Op& op = ops[pc++];
     switch (op.code) {
       case OpCode::kMark:
         p = AlignUp(p, op.align_bits);
-        if (p > end) return overrun("alignment padding");
+        if (p > end) return overrun("alignment padding", p);
         slots[op.slot] = p;
         break;
       case OpCode::kSync:
         p = slots[op.slot] + op.offset_bits;
-        if (p > end) return overrun("field");
+        if (p > end) return overrun("field", p);
         break;
       case OpCode::kString: {
         if (p & 7) return Error(DataLoss(fmt::format("string at bit {} is not byte aligned", p)));
@@ -180,7 +181,7 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
         uint64_t len;
         if (!read_ref(op, &len)) return Error(DataLoss("sequence length field is missing"));
         p = AlignUp(p, op.align_bits);
-        if (p > end) return overrun("sequence");
+        if (p > end) return overrun("sequence", p);
         if (len && op.stride_bits && len > (end - p) / op.stride_bits)
           return Error(DataLoss(fmt::format(
               "sequence of {} elements of {} bits extends past the packet content (bit {} of {})",
@@ -236,7 +237,10 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
         break;
       case OpCode::kClock: {
         uint64_t v;
-        if (!read_ref(op, &v)) return overrun("timestamp");
+        if (!read_ref(op, &v)) {
+          const uint64_t at = event_.Position(op.ref);
+          return overrun("timestamp", at == kAbsent ? p : at + op.ref_scalar.size_bits);
+        }
         clock_ = UpdateClock(clock_, v, op.ref_scalar.size_bits);
         break;
       }

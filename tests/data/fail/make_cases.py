@@ -167,6 +167,111 @@ def small_tsdl(fields):
     return SMALL_TSDL.replace("{FIELDS}", fields).encode()
 
 
+# The event header `perf data convert --to-ctf` writes: `struct { uint32 id; uint64
+# timestamp; } align(8)`, a 32-bit id and a 64-bit clock value (the reader's plain-header
+# path), in 256-byte packets with content_size and packet_size.
+PLAIN_TSDL = b"""/* CTF 1.8 */
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+
+trace {
+	major = 1;
+	minor = 8;
+	byte_order = le;
+	packet.header := struct {
+		uint32_t magic;
+		uint32_t stream_id;
+	};
+};
+
+clock {
+	name = perf_clock;
+	freq = 1000000000;
+	offset = 0;
+};
+
+typealias integer { size = 64; align = 8; signed = false; map = clock.perf_clock.value; } := uint64_clock_t;
+
+stream {
+	id = 0;
+	event.header := struct {
+		uint32_t id;
+		uint64_clock_t timestamp;
+	} align(8);
+	packet.context := struct {
+		uint64_t content_size;
+		uint64_t packet_size;
+	};
+};
+
+event {
+	name = "tick";
+	id = 0;
+	stream_id = 0;
+	fields := struct {
+		uint32_t n;
+		string s;
+	};
+};
+
+event {
+	name = "tock";
+	id = 1;
+	stream_id = 0;
+	fields := struct {
+		uint64_t v;
+	};
+};
+"""
+PLAIN_PACKET_BYTES = 256
+PLAIN_EVENTS_START = 24  # magic, stream_id, content_size, packet_size
+
+
+def plain_stream():
+    """Two packets of four events (tick, tock, tick, tock); returns the bytes and, per
+    packet, the (start, end) of each event."""
+    data, layout = bytearray(), []
+    ts = 1000
+    for packet in range(2):
+        p = bytearray(struct.pack("<IIQQ", 0xC1FC1FC1, 0, 0, PLAIN_PACKET_BYTES * 8))
+        events = []
+        for i in range(4):
+            start = len(p)
+            ts += 10
+            if i % 2 == 0:
+                p += struct.pack("<IQI", 0, ts, packet * 4 + i) + b"tick %d\0" % i
+            else:
+                p += struct.pack("<IQQ", 1, ts, packet * 4 + i)
+            events.append((start, len(p)))
+        assert len(p) <= PLAIN_PACKET_BYTES
+        struct.pack_into("<Q", p, 8, len(p) * 8)
+        data += p + bytes(PLAIN_PACKET_BYTES - len(p))
+        layout.append(events)
+    return data, layout
+
+
+def plain_header_cases():
+    data, layout = plain_stream()
+    b = PLAIN_PACKET_BYTES
+    write_case("plain-header-reads", events=8, files={"metadata": PLAIN_TSDL, "stream": bytes(data)})
+
+    d = bytearray(data)
+    start = layout[1][2][0]
+    struct.pack_into("<I", d, b + start, 9)
+    write_case("plain-header-unknown-event-id",
+               f"trace/stream, packet offset={b}, event offset={b + start}: CAUSED BY event id 9 is not "
+               "declared in stream class 0", {"metadata": PLAIN_TSDL, "stream": bytes(d)})
+
+    d = bytearray(data)
+    start, end = layout[1][3]
+    cut = start + 4 + 5  # content ends inside the last event's timestamp (bytes 4 to 12)
+    struct.pack_into("<Q", d, b + 8, cut * 8)
+    write_case("plain-header-content-ends-mid-header",
+               f"trace/stream, packet offset={b}, event offset={b + start}: CAUSED BY timestamp extends past "
+               f"the packet content ({(start + 12) * 8} > {cut * 8} bits) in stream.event.header",
+               {"metadata": PLAIN_TSDL, "stream": bytes(d)})
+
+
 def main():
     text = metadata_text()
     template = read(os.path.join(SOURCE, "metadata"))[:37]
@@ -343,6 +448,8 @@ def main():
     write_case("empty-directory", "Cannot open trace: no CTF metadata file in or below", {})
     write_case("nonexistent-path", "nonexistent-path/trace does not exist", make_trace_dir=False)
     write_case("metadata-only", events=0, files=meta)
+
+    plain_header_cases()
 
 
 if __name__ == "__main__":
