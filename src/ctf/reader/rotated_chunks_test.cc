@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -68,7 +69,8 @@ Read ReadMerged(const std::vector<std::string>& dirs, unsigned threads) {
   return r;
 }
 
-std::vector<StreamStats> Scan(const std::vector<std::string>& dirs) {
+// With `status` set, the scan's status goes there instead of being expected OK.
+std::vector<StreamStats> Scan(const std::vector<std::string>& dirs, Status* status = nullptr) {
   ReaderOptions options;
   options.decode_threads = 0;
   auto reader = EventReader::Open(dirs, options);
@@ -78,7 +80,10 @@ std::vector<StreamStats> Scan(const std::vector<std::string>& dirs) {
     while (c.Next()) {
     }
   });
-  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (status)
+    *status = s;
+  else
+    EXPECT_TRUE(s.ok()) << s.ToString();
   return (*reader)->stream_stats();
 }
 
@@ -166,6 +171,32 @@ TEST_F(RotatedChunksTest, TraceGivenTwiceIsReadTwiceNotAsTwoChunks) {
   EXPECT_EQ(r.streams[0].discarded_events, 5u);
   EXPECT_EQ(r.streams[2].discarded_events, 5u);
   for (const auto& s : r.streams) EXPECT_EQ(s.lost_packets, 0u) << s.path;
+}
+
+// A chunk whose stream file is cut short: the read stops at its error, naming the file, and the
+// same stream of the next chunk, which cannot go on from a last packet that does not decode,
+// keeps its first packet's count apart rather than guessing.
+TEST_F(RotatedChunksTest, DamagedChunkBeforeFailsTheReadAndTheNextCountsAlone) {
+  const std::string cut = first_ + "/channel0_0";
+  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) - 100);
+  ReaderOptions options;
+  options.decode_threads = 0;
+  auto reader = EventReader::Open({first_, second_}, options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  uint64_t events = 0;
+  while ((*reader)->Next()) ++events;
+  const std::string error = (*reader)->status().ToString();
+  EXPECT_NE(error.find(cut), std::string::npos) << error;
+  EXPECT_NE(error.find("truncated packet"), std::string::npos) << error;
+  EXPECT_LT(events, 4 * 400u);
+  Status scan_status;
+  const std::vector<StreamStats> scanned = Scan({first_, second_}, &scan_status);
+  EXPECT_EQ(scan_status.ToString(), error);  // the same error as the merged read
+  ASSERT_EQ(scanned.size(), 4u);
+  EXPECT_EQ(scanned[2].discarded_events, 20u);
+  EXPECT_EQ(scanned[2].discarded_before_first_packet, 12u);
+  EXPECT_EQ(scanned[3].discarded_events, 3u);  // stream 1 is whole: still linked
+  EXPECT_EQ(scanned[3].discarded_before_first_packet, 0u);
 }
 
 }  // namespace

@@ -127,14 +127,9 @@ def packetize(text, packet_bytes, template):
     return out, offsets
 
 
-# A small hand-written metadata for the cases about metadata meaning. `{FIELDS}` is
-# replaced by the payload of the one event; the line numbers below count from 1.
-SMALL_TSDL = """/* CTF 1.8 */
-typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
-typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
-typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
-
-trace {
+# The trace block of the hand-written metadata below: little endian, a packet header of
+# magic and stream_id.
+TRACE_BLOCK = """trace {
 	major = 1;
 	minor = 8;
 	byte_order = le;
@@ -143,7 +138,16 @@ trace {
 		uint32_t stream_id;
 	};
 };
+"""
 
+# A small hand-written metadata for the cases about metadata meaning. `{FIELDS}` is
+# replaced by the payload of the one event; the line numbers below count from 1.
+SMALL_TSDL = """/* CTF 1.8 */
+typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+
+""" + TRACE_BLOCK + """
 stream {
 	id = 0;
 	event.header := struct {
@@ -170,20 +174,11 @@ def small_tsdl(fields):
 # The event header `perf data convert --to-ctf` writes: `struct { uint32 id; uint64
 # timestamp; } align(8)`, a 32-bit id and a 64-bit clock value (the reader's plain-header
 # path), in 256-byte packets with content_size and packet_size.
-PLAIN_TSDL = b"""/* CTF 1.8 */
+PLAIN_TSDL = ("""/* CTF 1.8 */
 typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
 typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
 
-trace {
-	major = 1;
-	minor = 8;
-	byte_order = le;
-	packet.header := struct {
-		uint32_t magic;
-		uint32_t stream_id;
-	};
-};
-
+""" + TRACE_BLOCK + """
 clock {
 	name = perf_clock;
 	freq = 1000000000;
@@ -222,7 +217,7 @@ event {
 		uint64_t v;
 	};
 };
-"""
+""").encode()
 PLAIN_PACKET_BYTES = 256
 PLAIN_EVENTS_START = 24  # magic, stream_id, content_size, packet_size
 
