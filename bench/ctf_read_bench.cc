@@ -1,7 +1,7 @@
 // Benchmark: decode a CTF trace with Causeway's reader and with babeltrace2, side by side.
 //
 //   ctf_read_bench TRACE_DIR [--runs N] [--no-babeltrace]
-//   ctf_read_bench --child events|fields|events-next|fields-next|scan|bound DIR THREADS
+//   ctf_read_bench --child events|fields|events-next|fields-next|scan|bound|open DIR THREADS
 //                                                                  (one measurement)
 //
 // Causeway is measured seven times per run, each in a child process so that peak RSS and
@@ -22,6 +22,8 @@
 // machine's CPUs (ChildBound: decoding, merging and consuming measured apart, then spread
 // over the CPUs with nothing lost between them), so that a goal can be checked against
 // what is reachable at all.
+// And once per run the open alone (open: metadata parsed, streams opened, the chunks of a
+// rotated recording linked), before any event is read; it is part of every read above.
 // babeltrace2 runs as `babeltrace2 -c sink.utils.dummy TRACE_DIR` (it decodes every field,
 // in one thread). Prints medians of wall time, events/s, MB/s, CPU time, the ratios, and
 // peak RSS.
@@ -260,6 +262,18 @@ int ChildBound(const std::string& dir) {
   return 0;
 }
 
+// Runs in the child: opens the reader and reads no event; prints "seconds 0 bytes streams".
+int ChildOpen(const std::string& dir) {
+  const auto t0 = Clock::now();
+  auto reader = EventReader::Open({dir}, causeway::ctf::ReaderOptions{});
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
+    return 1;
+  }
+  PrintChildResult(t0, 0, (*reader)->total_bytes(), (*reader)->stream_stats().size());
+  return 0;
+}
+
 // Runs in the child: decodes the trace and prints "seconds events bytes checksum".
 // The merged read, every event taken through EventReader::ForEach, or through Next()
 // when `next` is set (the same events, one call each).
@@ -381,6 +395,7 @@ int main(int argc, char** argv) {
     const auto threads = static_cast<unsigned>(std::atoi(argv[4]));
     if (std::strcmp(argv[2], "scan") == 0) return ChildScan(argv[3], threads);
     if (std::strcmp(argv[2], "bound") == 0) return ChildBound(argv[3]);
+    if (std::strcmp(argv[2], "open") == 0) return ChildOpen(argv[3]);
     const std::string mode = argv[2];
     const bool next = mode == "events-next" || mode == "fields-next";
     return Child(argv[3], mode == "fields" || mode == "fields-next", threads, next);
@@ -424,7 +439,22 @@ int main(int argc, char** argv) {
   std::vector<double> b_decode, b_merge, b_consume, b_fused, b_bound;
   unsigned long b_events = 0, b_sum = 0;
   bool b_failed = false;  // e.g. more streams than the tree takes: said once, not fatal
+  std::vector<double> t_open, cpu_open;
+  unsigned long open_streams = 0;
   for (int run = 0; run < runs; ++run) {
+    {
+      Result r;
+      std::string out;
+      double s = 0;
+      unsigned long ev = 0, by = 0;
+      if (!Spawn({self, "--child", "open", dir, "0"}, &r, &out) ||
+          std::sscanf(out.c_str(), "%lf %lu %lu %lu", &s, &ev, &by, &open_streams) != 4) {
+        std::fprintf(stderr, "causeway reader failed to open %s\n", dir.c_str());
+        return 1;
+      }
+      t_open.push_back(r.seconds);
+      cpu_open.push_back(r.cpu_seconds);
+    }
     // Interleaved so that machine noise hits every contender alike.
     for (Contender& c : contenders) {
       Result r;
@@ -497,6 +527,8 @@ int main(int argc, char** argv) {
   std::printf("trace: %s (%.1f MB, %.0f events), %d runs, medians; %u decoding threads\n",
               dir.c_str(), mb, events, runs, threads);
   for (const Contender& c : contenders) line(c.label, Median(c.wall), Median(c.cpu), c.rss_kb);
+  std::printf("%-38s median %7.3f s  (%lu streams; part of every read above)  CPU %7.3f s\n",
+              "causeway open alone", Median(t_open), open_streams, Median(cpu_open));
   if (babeltrace) {
     line("babeltrace2 -c sink.utils.dummy", Median(t_bt), Median(cpu_bt), rss_bt);
     const double bt = Median(t_bt);

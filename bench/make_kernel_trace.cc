@@ -2,7 +2,7 @@
 // event names and layouts) of about N MB of stream data.
 //
 //   make_kernel_trace OUT_DIR --size-mb N [--cpus 4] [--seed S] [--lost] [--packet-kb 256]
-//                     [--plain-header]
+//                     [--plain-header] [--rotate-mb M]
 //
 // A small discrete-event simulation of a Linux machine drives the writer: per CPU a
 // scheduler with a run queue and an idle task; threads with behaviours (CPU hogs, file I/O
@@ -14,8 +14,9 @@
 // 2^27 ns, so the writer must use extended event headers). --lost drops bursts of events
 // and records them as discarded (packet-context events_discarded). --plain-header writes
 // perf's event header (u32 id, u64 timestamp) instead of LTTng's compact one, to measure
-// the reader's plain-header path on the same events. Output is a pure function of the
-// arguments (the trace UUID too).
+// the reader's plain-header path on the same events. --rotate-mb M cuts the recording into
+// chunks every M MB, as `lttng rotate` does (CtfWriter::Rotate), to measure reading a
+// rotated recording. Output is a pure function of the arguments (the trace UUID too).
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -23,10 +24,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <queue>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "ctf/writer/ctf_writer.h"
 
@@ -391,7 +395,11 @@ class Machine {
     CreateThreads();
   }
 
-  void Run(uint64_t target_bytes) {
+  // Writes until `target_bytes` of stream data; with `rotate_bytes`, calls `rotate` each
+  // time that many more have been written (between events, as `lttng rotate` cuts).
+  void Run(uint64_t target_bytes, uint64_t rotate_bytes = 0,
+           const std::function<void()>& rotate = {}) {
+    uint64_t next_rotation = rotate_bytes ? rotate_bytes : UINT64_MAX;
     StateDump();
     for (auto& c : cpus_) {
       SwitchTo(c, c.rq.empty() ? c.swapper : PopRq(c), kTaskRunning, /*emit=*/false);
@@ -400,6 +408,10 @@ class Machine {
     Push(cpus_[0].now + rng_.Range(20 * kUs, 200 * kUs), 0, Ev::kNetIrq, 0, 0);
     for (uint64_t iter = 0;; ++iter) {
       if ((iter & 1023) == 0 && w_.bytes_written() >= target_bytes) break;
+      if ((iter & 1023) == 0 && w_.bytes_written() >= next_rotation) {
+        rotate();
+        next_rotation += rotate_bytes;
+      }
       if (!w_.status().ok()) break;
       Pending p = queue_.top();
       queue_.pop();
@@ -1387,9 +1399,11 @@ class Machine {
 int Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s OUT_DIR --size-mb N [--cpus 4] [--seed S] [--lost] [--packet-kb 256]\n"
-               "       [--plain-header]\n"
+               "       [--plain-header] [--rotate-mb M]\n"
                "Writes a synthetic LTTng-kernel-like CTF trace of about N MB of stream data.\n"
-               "--plain-header: perf's event header (u32 id, u64 timestamp), not LTTng's.\n",
+               "--plain-header: perf's event header (u32 id, u64 timestamp), not LTTng's.\n"
+               "--rotate-mb M: a rotated recording, as `lttng rotate` every M MB writes it:\n"
+               "  chunks OUT_DIR/chunk-0, chunk-1, ... that share the trace UUID.\n",
                argv0);
   return 2;
 }
@@ -1407,7 +1421,7 @@ bool ParseU64(const char* s, uint64_t& out) {
 
 int main(int argc, char** argv) {
   std::string out_dir;
-  uint64_t size_mb = 0, cpus = 4, seed = 1, packet_kb = 256;
+  uint64_t size_mb = 0, cpus = 4, seed = 1, packet_kb = 256, rotate_mb = 0;
   bool lost = false, have_size = false, plain_header = false;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
@@ -1425,6 +1439,8 @@ int main(int argc, char** argv) {
       if (!value(seed)) return Usage(argv[0]);
     } else if (a == "--packet-kb") {
       if (!value(packet_kb) || packet_kb < 4 || packet_kb > 65536) return Usage(argv[0]);
+    } else if (a == "--rotate-mb") {
+      if (!value(rotate_mb) || rotate_mb < 1) return Usage(argv[0]);
     } else if (a == "--lost") {
       lost = true;
     } else if (a == "--plain-header") {
@@ -1468,7 +1484,9 @@ int main(int argc, char** argv) {
   opts.clock_uuid = clock_uuid;
 
   auto start = std::chrono::steady_clock::now();
-  auto writer = CtfWriter::Create(out_dir, opts);
+  int chunk = 0;
+  auto chunk_dir = [&] { return rotate_mb ? fmt::format("{}/chunk-{}", out_dir, chunk) : out_dir; };
+  auto writer = CtfWriter::Create(chunk_dir(), opts);
   if (!writer.ok()) {
     std::fprintf(stderr, "make_kernel_trace: %s\n", writer.status().ToString().c_str());
     return 1;
@@ -1480,7 +1498,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   Machine m(w, ids, static_cast<uint32_t>(cpus), seed, lost);
-  m.Run(size_mb * 1024 * 1024);
+  m.Run(size_mb * 1024 * 1024, rotate_mb * 1024 * 1024, [&] {
+    ++chunk;
+    (void)w.Rotate(chunk_dir());  // an error is sticky: Run stops, Close reports it
+  });
   uint64_t events = w.events_written();
   Status st = w.Close();
   if (!st.ok()) {
@@ -1490,7 +1511,8 @@ int main(int argc, char** argv) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   uint64_t bytes = w.bytes_written();
   std::printf("events=%" PRIu64 " bytes=%" PRIu64 " discarded=%" PRIu64 " cpus=%" PRIu64
-              " seconds=%.2f MB/s=%.0f\n",
-              events, bytes, m.lost(), cpus, secs, static_cast<double>(bytes) / 1048576.0 / secs);
+              " chunks=%d seconds=%.2f MB/s=%.0f\n",
+              events, bytes, m.lost(), cpus, chunk + 1, secs,
+              static_cast<double>(bytes) / 1048576.0 / secs);
   return 0;
 }

@@ -668,8 +668,10 @@ Status CtfWriter::Close() {
       Fail(Internal(fmt::format("Close() while an event is being written on stream {}", s.index)));
       s.builder_open = false;
     }
+    // An empty packet: a new total to report, or a stream that has written nothing (in a
+    // later chunk of a rotated recording, an idle stream's file stays empty, see Rotate).
     if (!s.packet_open && (s.discard_pending || s.seq_num == opts_.first_packet_seq_num))
-      OpenPacket(s, s.has_ts ? s.last_ts : max_ts);  // empty packet: new total, or empty stream
+      OpenPacket(s, s.has_ts ? s.last_ts : max_ts);
     if (s.packet_open) (void)FlushPacket(s);
     if (::close(s.fd) != 0 && !io_failed_) {
       io_failed_ = true;
@@ -680,6 +682,58 @@ Status CtfWriter::Close() {
   }
 
   return WriteMetadata();
+}
+
+Status CtfWriter::Rotate(const std::string& dir) {
+  auto fail = [&](Status st) {
+    st = std::move(st).WithContext(fmt::format("Cannot rotate the trace to dir={}", dir));
+    Fail(st);
+    return st;
+  };
+  if (closed_) return fail(InvalidArgument("writer is closed"));
+  if (!status_.ok()) return status_;
+  for (auto& sp : streams_)
+    if (sp && sp->builder_open)
+      return fail(
+          InvalidArgument(fmt::format("an event is being written on stream {}", sp->index)));
+  std::error_code ec;
+  namespace fs = std::filesystem;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))
+      return fail(InvalidArgument("it exists and is not an empty directory"));
+  } else if (fs::create_directories(dir, ec); ec) {
+    return fail(IoError(fmt::format("cannot create it: {}", ec.message())));
+  }
+  for (auto& sp : streams_) {
+    if (!sp) continue;
+    Stream& s = *sp;
+    // A packet with events ends this chunk. An open packet without events goes on into
+    // the next chunk, and a discarded total not yet reported is reported by the next
+    // chunk's first packet, as LTTng's would be. A stream with no packet in this chunk
+    // leaves its file empty (readers skip empty stream files): an empty packet stamped
+    // now could sort before its predecessor's last packet when the chunks are merged.
+    if (s.packet_open && s.packet_events > 0) (void)FlushPacket(s);
+    if (::close(s.fd) != 0 && !io_failed_) {
+      io_failed_ = true;
+      Fail(IoError(fmt::format("Cannot close: file={}, error={}", s.path, std::strerror(errno))));
+    }
+    s.fd = -1;
+  }
+  if (Status st = WriteMetadata(); !st.ok()) return st;
+  dir_ = dir;
+  for (auto& sp : streams_) {
+    if (!sp) continue;
+    Stream& s = *sp;
+    s.path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, s.index);
+    s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s.fd < 0) {
+      io_failed_ = true;
+      Fail(IoError(fmt::format("Cannot create stream file: file={}, error={}", s.path,
+                               std::strerror(errno))));
+      return status_;
+    }
+  }
+  return status_;
 }
 
 Status CtfWriter::WriteMetadata() {

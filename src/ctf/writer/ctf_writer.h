@@ -307,6 +307,15 @@ class CtfWriter {
   // status. Idempotent.
   Status Close();
 
+  // Ends this chunk of a rotated recording, as `lttng rotate` does, and goes on in `dir`:
+  // every stream's packet with events is flushed, the chunk's metadata is written, and the
+  // stream files are reopened under `dir` (which must not exist or be empty) with the same
+  // names. A stream with no packet in a chunk leaves its file there empty. The chunks
+  // share the trace UUID; packet sequence numbers and discarded totals go on across them,
+  // so a reader given every chunk reads one recording. Fails (sticky, as every error)
+  // while an event is being written.
+  Status Rotate(const std::string& dir);
+
   // Writes `metadata` now, for the event classes declared so far (Close() rewrites it).
   // A recorder calls it before the first event, so that a trace cut short by a crash is
   // still readable up to its last flushed packet.

@@ -855,5 +855,45 @@ TEST_F(CtfWriterTest, FieldOfTheWrongKind) {
 #endif
 }
 
+// Rotate ends a chunk whole (stream files of whole packets, an idle stream's file empty, the
+// chunk's metadata) and refuses what it cannot do, naming the directory.
+TEST_F(CtfWriterTest, RotateEndsTheChunkWholeAndRefusesWhatItCannotDo) {
+  TraceOptions opts = KernelOptions();
+  opts.packet_size = 1024;
+  auto w = MakeWriter(opts);
+  ASSERT_TRUE(w);
+  const uint32_t id = *w->AddEventClass("e", {{"a", FieldKind::kU32}});
+  for (uint32_t i = 0; i < 300; ++i) w->Begin(0, id, 1000 + i).U32(i);
+  ASSERT_TRUE(w->SetDiscarded(1, 3).ok());  // stream 1: no event in this chunk
+  const std::string next = root_ + "/next";
+  ASSERT_TRUE(w->Rotate(next).ok()) << w->status().ToString();
+  EXPECT_EQ(w->dir(), next);
+  const auto bytes = ReadFile("channel0_0");
+  EXPECT_GE(bytes.size(), 2 * opts.packet_size);
+  EXPECT_EQ(bytes.size() % opts.packet_size, 0u);
+  EXPECT_TRUE(ReadFile("channel0_1").empty()) << "its total goes on into the next chunk";
+  EXPECT_FALSE(ReadFile("metadata").empty());
+  w->Begin(1, id, 2000).U32(7);
+  {
+    auto open = w->Begin(0, id, 2001);  // an event being written
+    const Status busy = w->Rotate(root_ + "/busy");
+    EXPECT_FALSE(busy.ok());
+    EXPECT_NE(busy.ToString().find("being written on stream 0"), std::string::npos)
+        << busy.ToString();
+    EXPECT_NE(busy.ToString().find(root_ + "/busy"), std::string::npos) << busy.ToString();
+    open.U32(8);
+  }
+  EXPECT_FALSE(w->Close().ok()) << "the first error stays";
+
+  auto other = CtfWriter::Create(root_ + "/other", opts);
+  ASSERT_TRUE(other.ok());
+  const Status taken = (*other)->Rotate(dir_);  // the first writer's chunk: not empty
+  EXPECT_FALSE(taken.ok());
+  EXPECT_NE(taken.ToString().find("dir=" + dir_ + ": CAUSED BY it exists and is not an empty"),
+            std::string::npos)
+      << taken.ToString();
+  EXPECT_EQ((*other)->Close().ToString(), taken.ToString());
+}
+
 }  // namespace
 }  // namespace causeway::ctf
