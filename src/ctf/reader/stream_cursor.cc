@@ -104,7 +104,8 @@ bool StreamCursor::LoadBytes(uint64_t offset, uint64_t size, uint64_t* held) {
     return true;
   }
   if (chunks_.empty() || offset < chunks_.back().begin || offset + size > chunks_.back().end) {
-    const uint64_t want = std::min(file_size_ - offset, std::max(size, kChunkBytes));
+    const uint64_t want =
+        std::min(file_size_ - offset, headers_only_ ? size : std::max(size, kChunkBytes));
     Chunk c;
     for (auto it = spare_.begin(); it != spare_.end(); ++it) {
       if (it->capacity >= want) {
@@ -356,7 +357,7 @@ Status StreamCursor::StartPacket() {
     return DataLoss(
         fmt::format("content_size {} bits is smaller than the packet header and context ({} bits)",
                     content_bits, pos));
-  if (!LoadBytes(packet_offset_, packet_bits / 8)) return error_;
+  if (!headers_only_ && !LoadBytes(packet_offset_, packet_bits / 8)) return error_;
   content_end_ = content_bits;
   next_packet_ = packet_offset_ + packet_bits / 8;
   ++stats_.packets;
@@ -393,6 +394,7 @@ Status StreamCursor::StartPacket() {
 
 Status StreamCursor::ReadPacketCounters(bool first_only, PacketCounters* first,
                                         PacketCounters* last) {
+  headers_only_ = true;  // for good: this cursor reads no event after
   for (uint64_t n = 0; next_packet_ < file_size_ && !(first_only && n == 1); ++n) {
     RETURN_IF_ERROR(StartPacket());
     const WellKnownFields& k = stream_plan_->known;

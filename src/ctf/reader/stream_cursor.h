@@ -75,7 +75,10 @@ class alignas(64) StreamCursor {
   };
   // Walks the file's packets, decoding their headers and contexts and no event, and
   // returns the first packet's counters in *first and, unless `first_only`, the last's in
-  // *last. For a cursor of its own, opened and not read: it is left past the packets walked.
+  // *last. Only the bytes of the headers and contexts are read (a few KiB per packet, not
+  // the packets), so that linking the chunks of a large rotated recording costs little.
+  // For a cursor of its own, opened and not read: it is left past the packets walked,
+  // and reads no event after.
   Status ReadPacketCounters(bool first_only, PacketCounters* first, PacketCounters* last);
   // The stream goes on from another file's, whose last packet `last` is (the chunk before,
   // in a recording that lttng rotate split): before the first Next(), so that the first
@@ -391,6 +394,7 @@ class alignas(64) StreamCursor {
   std::vector<Chunk> chunks_;  // held, in file order: the last one holds the current packet
   std::vector<Chunk> spare_;   // released, reused by the next read
   bool release_limited_ = false;
+  bool headers_only_ = false;  // ReadPacketCounters: load headers and contexts, not packets
   uint64_t release_limit_ = 0;
 
   const StreamPlan* stream_plan_ = nullptr;
