@@ -314,8 +314,14 @@ int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
     const ClassFields* c = &classes[e.class_index];
     if (!c->prepared) [[unlikely]]
       prepare(e);
-    for (uint32_t i = c->scalars_begin; i < c->scalars_end; ++i) sum += e.GetUnsigned(scalars[i]);
-    for (uint32_t i = c->texts_begin; i < c->texts_end; ++i) sum += e.GetString(texts[i]).size();
+    // Summed in a local: `sum` would be stored at every field, the rare out-of-line read
+    // being a call that might read it.
+    uint64_t acc = 0;
+    const ScalarRef* s = scalars.data();
+    for (uint32_t i = c->scalars_begin; i < c->scalars_end; ++i) acc += e.GetUnsigned(s[i]);
+    const TextRef* t = texts.data();
+    for (uint32_t i = c->texts_begin; i < c->texts_end; ++i) acc += e.GetString(t[i]).size();
+    sum += acc;
   };
   if (next) {
     while (const Event* e = (*reader)->Next()) {

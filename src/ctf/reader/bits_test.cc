@@ -1,5 +1,6 @@
-// ReadRawBits and ReadRawBitsInline against a bit-by-bit reading of the CTF rules, and
-// FindNul against memchr, on every position and length that crosses their fast paths.
+// ReadRawBits, ReadRawBitsInline and the read through a ScalarRef against a bit-by-bit
+// reading of the CTF rules, and FindNul against memchr, on every position and length that
+// crosses their fast paths.
 #include "ctf/reader/bits.h"
 
 #include <cstring>
@@ -7,6 +8,9 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "ctf/reader/event.h"
+#include "ctf/reader/field_ref.h"
 
 namespace causeway::ctf {
 namespace {
@@ -43,6 +47,40 @@ TEST(ReadRawBits, AgreesWithBitByBitReadingEverywhere) {
                     BitByBit(bytes, pos, size, big))
               << "inline, " << (big ? "big" : "little") << " endian, " << size << " bits at bit "
               << pos << " of " << len << " bytes";
+        }
+      }
+    }
+  }
+}
+
+// Event::GetUnsigned(const ScalarRef&) takes its inline path from the test and mask that
+// ScalarRefOf works out once; every size, shift, byte order and distance to the end.
+TEST(ReadRawBits, ScalarRefReadsTheSameEverywhere) {
+  std::mt19937_64 rng(11);
+  Type integer;
+  integer.kind = TypeKind::kInteger;
+  constexpr int kPayload = static_cast<int>(Scope::kEventPayload);
+  const uint64_t anchor = 0;
+  for (size_t len : {size_t{1}, size_t{5}, size_t{9}, size_t{24}}) {
+    std::vector<uint8_t> bytes(len);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+    Event e;
+    e.data = bytes.data();
+    e.data_end = bytes.data() + len;
+    e.slots[kPayload] = &anchor;
+    for (bool big : {false, true}) {
+      for (unsigned size = 1; size <= 64; ++size) {
+        for (uint64_t pos = 0; pos + size <= len * 8; ++pos) {
+          PlanNode node;
+          node.type = &integer;
+          node.scalar = ScalarDesc{.size_bits = static_cast<uint8_t>(size), .big_endian = big};
+          node.loc =
+              FieldLoc{.scope = Scope::kEventPayload, .offset_bits = static_cast<uint32_t>(pos)};
+          const auto ref = ScalarRefOf(node);
+          ASSERT_TRUE(ref.has_value());
+          ASSERT_EQ(e.GetUnsigned(*ref), BitByBit(bytes, pos, size, big))
+              << (big ? "big" : "little") << " endian, " << size << " bits at bit " << pos << " of "
+              << len << " bytes";
         }
       }
     }

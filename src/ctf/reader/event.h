@@ -102,7 +102,14 @@ struct Event {
   [[gnu::always_inline]] uint64_t GetUnsigned(const ScalarRef& r) const {
     const uint64_t pos = Position(r.loc);
     if (pos == kAbsent) return 0;
-    return ReadRawBitsInline(data, data_end, pos, r.scalar);
+    const uint8_t* p = data + (pos >> 3);
+    const int shift = static_cast<int>(pos & 7);
+    if (shift <= r.max_shift && data_end - p >= 8) [[likely]] {
+      uint64_t w;
+      std::memcpy(&w, p, 8);
+      return (w >> shift) & r.mask;
+    }
+    return ReadRawBitsOutOfLine(data, data_end, pos, r.scalar);
   }
   int64_t GetSigned(const ScalarRef& r) const {
     const uint64_t raw = GetUnsigned(r);

@@ -5,7 +5,13 @@ namespace causeway::ctf {
 std::optional<ScalarRef> ScalarRefOf(const PlanNode& node) {
   const TypeKind k = node.type->kind;
   if (k != TypeKind::kInteger && k != TypeKind::kEnum && k != TypeKind::kFloat) return std::nullopt;
-  return ScalarRef{.loc = node.loc, .scalar = node.scalar};
+  const ScalarDesc& d = node.scalar;
+  const int size = d.size_bits;
+  const bool sized = size >= 1 && size <= 64;
+  return ScalarRef{.loc = node.loc,
+                   .scalar = d,
+                   .max_shift = static_cast<int8_t>(d.big_endian || !sized ? -1 : 64 - size),
+                   .mask = sized ? ~uint64_t{0} >> (64 - size) : 0};
 }
 
 std::optional<TextRef> TextRefOf(const PlanNode& node) {

@@ -3,7 +3,7 @@
 //
 // Reading a field through its PlanNode follows the plan's tree: the node (a few hundred
 // bytes each, scattered on the heap) gives the location and the format, and its type gives
-// the kind of a text field. A ScalarRef or TextRef copies what a read needs into 12 or 24
+// the kind of a text field. A ScalarRef or TextRef copies what a read needs into 24 or 32
 // bytes, made once per event class; kept in one array per class, the refs of an event's
 // fields share a cache line or two, and the read is inline (Event::GetUnsigned(const
 // ScalarRef&), Event::GetString(const TextRef&)). They read the same values as the node.
@@ -20,6 +20,12 @@ namespace causeway::ctf {
 struct ScalarRef {
   FieldLoc loc;
   ScalarDesc scalar;
+  // The inline read's test and mask, worked out once from `scalar`: a little-endian value
+  // starting `shift` bits into a byte is one 8-byte load when shift <= max_shift (64 -
+  // size; -1 for big endian, which always takes the general read), then kept by `mask`
+  // (the low `size` bits). ScalarRefOf sets them.
+  int8_t max_shift = -1;
+  uint64_t mask = 0;
 };
 
 // Text: a string, or an array or sequence of 8-bit integers (up to the first NUL).
