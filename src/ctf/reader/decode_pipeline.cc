@@ -67,6 +67,9 @@ struct DecodedBatch {
 
 struct BufferedStream::Ring {
   StreamCursor* cursor = nullptr;
+  // The ring of the stream this one goes on from (a rotated recording's previous chunk):
+  // not filled before that one is done, so that the chunks are decoded one after another.
+  const Ring* after = nullptr;
   StreamStats initial_stats;
   DecodedBatch batches[DecodePipeline::kRingBatches];
   // Held by the thread filling a batch: the cursor and the batches not yet published are
@@ -93,17 +96,26 @@ unsigned AnalysisDecodeThreads() {
 }
 
 DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads,
-                               uint32_t batch_events) {
+                               uint32_t batch_events, const std::vector<uint32_t>& successors)
+    : successors_(successors) {
+  successors_.resize(cursors.size(), kNoSuccessor);
+  // The streams decoded at a time: one per chain of chunks.
+  size_t chains = 0;
+  {
+    std::vector<bool> continues(cursors.size(), false);
+    for (const uint32_t n : successors_)
+      if (n != kNoSuccessor) continues[n] = true;
+    for (const bool c : continues) chains += !c;
+  }
   // Each batch handed over costs a few cache lines bounced between cores, so batches are
   // large while a stream's ring stays within the cache (4096 records against 1024 on the
   // 630 MB 4-CPU trace with one worker: 0.192 against 0.201 s, every field read 0.445
   // against 0.480 s; medians of 7 interleaved runs, 2026-11-27); with many streams,
   // smaller so that memory stays bounded (about 256 Ki records in all).
-  batch_events_ =
-      batch_events > 0
-          ? std::min<uint32_t>(batch_events, kMaxBatchEvents)
-          : static_cast<uint32_t>(std::clamp<size_t>(
-                262144 / (std::max<size_t>(cursors.size(), 1) * kRingBatches), 64, 4096));
+  batch_events_ = batch_events > 0
+                      ? std::min<uint32_t>(batch_events, kMaxBatchEvents)
+                      : static_cast<uint32_t>(std::clamp<size_t>(
+                            262144 / (std::max<size_t>(chains, 1) * kRingBatches), 64, 4096));
   threads =
       std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::max<size_t>(cursors.size(), 1)));
   for (size_t i = 0; i < cursors.size(); ++i) {
@@ -117,6 +129,8 @@ DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsign
     rings_.push_back(std::move(ring));
     streams_.push_back(std::move(stream));
   }
+  for (size_t i = 0; i < cursors.size(); ++i)
+    if (successors_[i] != kNoSuccessor) rings_[successors_[i]]->after = rings_[i].get();
   // Each worker starts its scans at a different stream so that they rarely contend.
   for (unsigned i = 0; i < threads; ++i)
     workers_.emplace_back([this, first = i * cursors.size() / threads] { Run(first); });
@@ -159,6 +173,7 @@ void DecodePipeline::Run(size_t first_ring) {
 bool DecodePipeline::TryFill(BufferedStream::Ring* r) {
   if (r->busy.load(std::memory_order_relaxed) || r->done.load(std::memory_order_acquire))
     return false;
+  if (r->after && !r->after->done.load(std::memory_order_acquire)) return false;
   if (r->produced.load(std::memory_order_relaxed) - r->consumed.load(std::memory_order_acquire) >=
       kRingBatches)
     return false;
@@ -393,13 +408,16 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, Tree
   const size_t n = streams_.size();
   if (!merge_started_) {
     merge_started_ = true;
-    for (uint32_t s = 0; s < n; ++s) live_.push_back(s);
+    for (uint32_t s = 0; s < n; ++s)
+      if (!rings_[s]->after) live_.push_back(s);  // a later chunk's joins later
     run_left_.assign(n, 0);
     run_next_.assign(n, nullptr);
   }
   // Streams whose batch is used up move to their next one, in index order (at the start,
   // every stream, as the inline merge starts them); an error stops the read right there.
+  // A stream that ended and goes on in a later chunk is replaced by that chunk's stream.
   size_t kept = 0;
+  bool joined = false;
   for (const uint32_t s : live_) {
     BufferedStream& b = *streams_[s];
     if (b.index_ == b.count_ && !b.NextBatch()) {
@@ -407,12 +425,21 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, Tree
         *status = b.status_;
         return 0;
       }
-      continue;  // ended
+      const uint32_t next = JoinSuccessor(s, status);  // ended: goes on, or not
+      if (!status->ok()) return 0;
+      if (next == kNoSuccessor) continue;
+      live_[kept++] = next;
+      joined = true;
+      continue;
     }
     live_[kept++] = s;
   }
   live_.resize(kept);
   if (live_.empty()) return 0;
+  if (joined) {
+    std::sort(live_.begin(), live_.end());  // ties go by stream index, as inline
+    heap_valid_ = false;
+  }
 
   if (live_.size() <= kMaxSortedHeads ||
       (wide && live_.size() <= LoserTree<DecodedEvent>::kMaxLeaves)) {
@@ -428,6 +455,33 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, Tree
   return total;
 }
 
+bool DecodePipeline::EndsForGood(uint32_t s, const DecodedBatch& batch) const {
+  return batch.last && batch.status.ok() && successors_[s] == kNoSuccessor;
+}
+
+uint32_t DecodePipeline::JoinSuccessor(uint32_t s, Status* status) {
+  for (;;) {
+    // No thread fills this ring again (done), and the merge took its last batch: what its
+    // cursor and batches hold can go. The batches' statistics stay (stats()).
+    BufferedStream::Ring& ring = *rings_[s];
+    ring.cursor->ReleaseBuffers();
+    for (DecodedBatch& b : ring.batches) {
+      std::vector<DecodedEvent>().swap(b.events);
+      std::vector<DecodedPacket>().swap(b.packets);
+      std::vector<DecodedExtra>().swap(b.extras);
+      std::vector<uint64_t>().swap(b.slots);
+    }
+    s = successors_[s];
+    if (s == kNoSuccessor) return s;
+    BufferedStream& next = *streams_[s];
+    if (next.NextBatch()) return s;
+    if (!next.status_.ok()) {
+      *status = next.status_;
+      return kNoSuccessor;
+    }
+  }
+}
+
 size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
   // The horizon: every event up to the smallest last key of the current batches can be
   // ordered now. A batch that ends its stream cleanly bounds nothing; one that ends it
@@ -436,7 +490,9 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
   bool bounded = false;
   for (const uint32_t s : live_) {
     const DecodedBatch& batch = *streams_[s]->batch_;
-    if (batch.last && batch.status.ok()) continue;
+    // A stream that goes on in a next chunk bounds the run at its last event: the next
+    // chunk's first batch may fail, and its error must come right after that event.
+    if (EndsForGood(s, batch)) continue;
     const MergeHead last{batch.events[batch.count - 1].timestamp, s};
     if (!bounded || last < horizon) horizon = last;
     bounded = true;
@@ -570,7 +626,7 @@ size_t DecodePipeline::MergeHeapRun() {
     order_[k++] = s;
     if (--run_left_[s] == 0) [[unlikely]] {
       const DecodedBatch& batch = *streams_[s]->batch_;
-      if (!(batch.last && batch.status.ok())) {  // the horizon
+      if (!EndsForGood(s, batch)) {  // the horizon
         heap_top_refilled_ = true;
         break;
       }

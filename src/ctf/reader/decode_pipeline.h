@@ -138,9 +138,15 @@ class DecodePipeline {
  public:
   // Starts `threads` workers (at least 1) over `cursors`, which must outlive the pipeline
   // and are only touched through it from now on. `batch_events`: events per batch, 0 for
-  // the automatic size (see ReaderOptions::decode_batch_events).
+  // the automatic size (see ReaderOptions::decode_batch_events). `successors` (empty, or
+  // one per cursor, kNoSuccessor for none): the stream that goes on from each in the next
+  // chunk of a rotated recording (EventReader::LinkChunks). Such a stream is decoded once
+  // its predecessor is, and joins the merge when that one ends, its events all coming
+  // after; the one that ended gives its memory back. So a recording of many chunks holds
+  // the memory of about as many streams as one chunk has.
+  static constexpr uint32_t kNoSuccessor = UINT32_MAX;
   DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads,
-                 uint32_t batch_events = 0);
+                 uint32_t batch_events = 0, const std::vector<uint32_t>& successors = {});
   ~DecodePipeline();  // stops and joins the workers
   DecodePipeline(const DecodePipeline&) = delete;
   DecodePipeline& operator=(const DecodePipeline&) = delete;
@@ -197,6 +203,13 @@ class DecodePipeline {
   // UINT64_MAX or more heads rule that out. Then a heap, into order_.
   size_t MergeCountedRun(TreeRun* tree, WideRun* wide);
   size_t MergeHeapRun();
+  // Whether the batch ends its stream for good: last, without error, and the stream does
+  // not go on in a next chunk. Such a batch bounds no run.
+  bool EndsForGood(uint32_t s, const struct DecodedBatch& batch) const;
+  // Stream s ended cleanly: frees what its cursor and ring hold, and returns the stream
+  // that goes on from it with its first batch at hand (kNoSuccessor: none), or
+  // kNoSuccessor with *status set when that one fails first.
+  uint32_t JoinSuccessor(uint32_t s, Status* status);
 
   std::vector<std::unique_ptr<BufferedStream::Ring>> rings_;
   std::vector<std::unique_ptr<BufferedStream>> streams_;
@@ -210,6 +223,7 @@ class DecodePipeline {
   // scratch space reused from run to run.
   bool merge_started_ = false;
   std::vector<uint32_t> live_;
+  std::vector<uint32_t> successors_;  // per stream, kNoSuccessor for none
   std::vector<uint32_t> order_;
   std::vector<const DecodedEvent*> records_;
   std::vector<uint32_t> run_left_;             // MergeHeapRun, per stream: events left in its batch

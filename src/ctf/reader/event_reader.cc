@@ -83,12 +83,14 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
     std::vector<StreamCursor*> cursors;
     for (auto& c : r->cursors_) cursors.push_back(c.get());
     r->pipeline_ = std::make_unique<DecodePipeline>(cursors, options.decode_threads,
-                                                    options.decode_batch_events);
+                                                    options.decode_batch_events, r->successor_);
   }
   return r;
 }
 
 void EventReader::LinkChunks(const std::vector<ClockTransform>& transforms) {
+  successor_.assign(cursors_.size(), kNoStream);
+  predecessor_.assign(cursors_.size(), kNoStream);
   std::map<std::array<uint8_t, 16>, int> traces_per_uuid;
   for (const auto& t : traces_)
     if (const auto& uuid = t->trace_class().uuid) ++traces_per_uuid[*uuid];
@@ -134,6 +136,8 @@ void EventReader::LinkChunks(const std::vector<ClockTransform>& transforms) {
       if (last.has_seq && next.has_seq && next.seq <= last.seq) continue;
       if (last.has_discarded && next.has_discarded && next.discarded < last.discarded) continue;
       cursors_[chain[i].cursor]->ContinueFrom(last);
+      successor_[chain[i - 1].cursor] = chain[i].cursor;
+      predecessor_[chain[i].cursor] = chain[i - 1].cursor;
     }
   }
 }
@@ -176,6 +180,7 @@ const Event* EventReader::Start() {
   if (started_ || !status_.ok()) return nullptr;
   started_ = true;
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
+    if (predecessor_[s] != kNoStream) continue;  // joins when its predecessor ends
     if (cursors_[s]->Next()) {
       Push(s);
     } else if (!cursors_[s]->status().ok()) {
@@ -215,6 +220,19 @@ const Event* EventReader::StreamEnded() {
     status_ = current_->status();
     ClearCurrent();
     return nullptr;
+  }
+  // The stream goes on in the next chunk: its first event takes the head's place.
+  for (uint32_t n = successor_[heap_[0].stream]; n != kNoStream; n = successor_[n]) {
+    StreamCursor& next = *cursors_[n];
+    if (next.Next()) {
+      heap_[0] = {next.event().timestamp, n};
+      return Reorder();
+    }
+    if (!next.status().ok()) {
+      status_ = next.status();
+      ClearCurrent();
+      return nullptr;
+    }
   }
   if (sorted_) {
     heap_.erase(heap_.begin());
@@ -269,12 +287,20 @@ Status EventReader::ScanUnordered(
   // The merged read stops at the failing stream whose last good record comes first: right
   // after it, in (timestamp, stream) order. A stream that failed before returning any
   // record stops the merged read before its first event (the lowest such stream index,
-  // since Start() reads each stream's first record in index order).
+  // since Start() reads each stream's first record in index order). A stream of a later
+  // chunk is read once the one it goes on from has ended: never if that one failed, and
+  // failing before any record of its own, it stops the read after that one's last.
   std::tuple<bool, uint64_t, uint32_t> first_failure{true, UINT64_MAX, UINT32_MAX};
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
     if (cursors_[s]->status().ok()) continue;
+    bool reached = true;
+    for (uint32_t p = predecessor_[s]; p != kNoStream; p = predecessor_[p])
+      reached = reached && cursors_[p]->status().ok();
+    if (!reached) continue;
     uint64_t ts = 0;
-    const bool returned = cursors_[s]->LastRecordTime(&ts);
+    bool returned = cursors_[s]->LastRecordTime(&ts);
+    for (uint32_t p = predecessor_[s]; !returned && p != kNoStream; p = predecessor_[p])
+      returned = cursors_[p]->LastRecordTime(&ts);
     first_failure = std::min(first_failure, {returned, ts, s});
   }
   if (std::get<2>(first_failure) != UINT32_MAX)

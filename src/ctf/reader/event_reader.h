@@ -221,6 +221,13 @@ class alignas(64) EventReader {
   std::vector<std::string> skipped_traces_;
   std::vector<std::unique_ptr<StreamCursor>> cursors_;
   std::vector<MergeHead> heap_;  // inline decoding
+  // Chunks linked by LinkChunks: the stream that goes on from each (kNoStream: none) and
+  // the one each goes on from. Decoding inline, a stream that goes on from another joins
+  // the merge only when that one ends (its events all come after), so that a recording of
+  // many chunks merges as many heads as one chunk has streams, and holds the memory of
+  // that many cursors.
+  static constexpr uint32_t kNoStream = UINT32_MAX;
+  std::vector<uint32_t> successor_, predecessor_;
   uint32_t num_event_classes_ = 0;
   // Declared after cursors_: destroyed (workers joined) before the cursors they decode.
   std::unique_ptr<DecodePipeline> pipeline_;

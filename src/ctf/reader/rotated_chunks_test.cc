@@ -7,6 +7,7 @@
 
 #include <array>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -197,6 +198,123 @@ TEST_F(RotatedChunksTest, DamagedChunkBeforeFailsTheReadAndTheNextCountsAlone) {
   EXPECT_EQ(scanned[2].discarded_before_first_packet, 12u);
   EXPECT_EQ(scanned[3].discarded_events, 3u);  // stream 1 is whole: still linked
   EXPECT_EQ(scanned[3].discarded_before_first_packet, 0u);
+}
+
+// The next chunk's stream fails at its first event (an id no class has): the merged read
+// stops right before it, with the error naming the file, decoding inline and on a thread
+// alike (the later chunk joins the merge when its predecessor ends), and the scan reports
+// the same error.
+TEST_F(RotatedChunksTest, DamagedNextChunkStopsTheReadRightAfterTheChunkBefore) {
+  const std::string damaged = second_ + "/channel0_0";
+  {
+    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
+    f.seekg(kFirstEvent);
+    char header = 0;
+    f.read(&header, 1);
+    header = static_cast<char>((header & ~0x1f) | 30);  // compact header: 5-bit id 30
+    f.seekp(kFirstEvent);
+    f.write(&header, 1);
+  }
+  std::vector<std::string> errors;
+  for (unsigned threads : {0u, 1u}) {
+    SCOPED_TRACE(threads);
+    ReaderOptions options;
+    options.decode_threads = threads;
+    auto reader = EventReader::Open({first_, second_}, options);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    uint64_t events = 0, last_ts = 0;
+    std::vector<uint64_t> discarded;
+    while (const Event* e = (*reader)->Next()) {
+      if (e->kind == Event::Kind::kDiscarded) {
+        discarded.push_back(e->discarded);
+        continue;
+      }
+      ++events;
+      last_ts = e->timestamp;
+    }
+    const std::string error = (*reader)->status().ToString();
+    EXPECT_NE(error.find(damaged), std::string::npos) << error;
+    // Every event of the first chunk (the last, stream 1's, at 1000 + 399 * 10 + 1): the
+    // next chunk's stream 0 starts with the record of the 7 events discarded between the
+    // chunks, at its first packet's end, and fails after it, at its first event.
+    EXPECT_EQ(events, 2 * 400u);
+    EXPECT_EQ(last_ts, 1000u + 399 * 10 + 1);
+    EXPECT_EQ(discarded, (std::vector<uint64_t>{5, 7}));
+    errors.push_back(error);
+  }
+  EXPECT_EQ(errors[0], errors[1]);
+  Status scan_status;
+  Scan({first_, second_}, &scan_status);
+  EXPECT_EQ(scan_status.ToString(), errors[0]);
+}
+
+// A recording rotated into many chunks reads as the same recording unrotated: the same
+// events in the same order, decoding inline and on a thread, with the discarded events
+// counted once.
+TEST(RotatedRecordingTest, ManyChunksReadLikeTheRecordingUnrotated) {
+  testing::TempDir tmp;
+  constexpr uint32_t kStreams = 3, kEvents = 3000;
+  constexpr uint32_t kEventsPerChunk = 137;  // cuts fall inside packets, between streams
+  auto write = [&](const std::string& dir, bool rotate) {
+    TraceOptions o;
+    o.uuid = kUuid;
+    o.packet_size = 512;
+    auto w = CtfWriter::Create(rotate ? dir + "/chunk-0" : dir, o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
+    uint64_t discarded[kStreams] = {};
+    int chunk = 0;
+    for (uint32_t i = 0; i < kEvents; ++i) {
+      const uint32_t s = (i * 7) % kStreams;
+      if (i % 401 == 400) {
+        discarded[s] += 1 + i % 5;
+        ASSERT_TRUE((*w)->SetDiscarded(s, discarded[s]).ok());
+      }
+      (*w)->Begin(s, tick, 1000 + uint64_t{i} * 3).U64(i);
+      if (rotate && i % kEventsPerChunk == kEventsPerChunk - 1) {
+        ASSERT_TRUE((*w)->Rotate(dir + "/chunk-" + std::to_string(++chunk)).ok());
+      }
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  };
+  write(tmp.path() + "/whole", false);
+  write(tmp.path() + "/rotated", true);
+  struct Seen {
+    std::vector<std::pair<uint64_t, int64_t>> events;  // time, CPU
+    uint64_t discarded = 0, early = 0, lost_packets = 0;
+    size_t streams = 0;
+  };
+  auto read = [](const std::string& dir, unsigned threads) {
+    ReaderOptions options;
+    options.decode_threads = threads;
+    auto reader = EventReader::Open({dir}, options);
+    EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+    Seen seen;
+    if (!reader.ok()) return seen;
+    while (const Event* e = (*reader)->Next())
+      if (e->kind == Event::Kind::kEvent) seen.events.push_back({e->timestamp, e->cpu});
+    EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
+    for (const StreamStats& s : (*reader)->stream_stats()) {
+      seen.discarded += s.discarded_events;
+      seen.early += s.discarded_before_first_packet;
+      seen.lost_packets += s.lost_packets;
+    }
+    seen.streams = (*reader)->stream_stats().size();
+    return seen;
+  };
+  const Seen whole = read(tmp.path() + "/whole", 0);
+  ASSERT_EQ(whole.events.size(), kEvents);
+  EXPECT_GT(whole.discarded, 0u);
+  for (unsigned threads : {0u, 1u}) {
+    SCOPED_TRACE(threads);
+    const Seen rotated = read(tmp.path() + "/rotated", threads);
+    EXPECT_GT(rotated.streams, 3 * kStreams * 6u) << "the chunks' streams, read as chains";
+    EXPECT_EQ(rotated.events, whole.events);
+    EXPECT_EQ(rotated.discarded, whole.discarded);
+    EXPECT_EQ(rotated.early, 0u);
+    EXPECT_EQ(rotated.lost_packets, 0u);
+  }
 }
 
 }  // namespace

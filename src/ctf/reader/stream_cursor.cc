@@ -1106,7 +1106,13 @@ bool StreamCursor::NextSlow() {
     }
     in_packet_ = false;
     fast_end_ = 0;
-    if (next_packet_ >= file_size_) return false;
+    if (next_packet_ >= file_size_) {
+      // The end: the buffers go back now rather than when the reader closes, which holds
+      // a cursor per stream file (a recording of many rotated chunks, many files). A
+      // cursor whose bytes another thread may still read (LimitReleaseTo) keeps them.
+      if (!release_limited_) ReleaseBuffers();
+      return false;
+    }
     Status s = StartPacket();
     if (!s.ok())
       return Fail(std::move(s).WithContext(

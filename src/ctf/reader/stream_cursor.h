@@ -183,6 +183,13 @@ class alignas(64) StreamCursor {
     release_limited_ = true;
     release_limit_ = offset;
   }
+  // Frees the bytes held, once the stream has ended and nobody reads its events any more
+  // (the decoding pipeline, whose cursors keep them for the merge; an inline read frees
+  // them at the end by itself).
+  void ReleaseBuffers() {
+    chunks_.clear();
+    spare_.clear();
+  }
 
  private:
   bool Fail(Status s);
