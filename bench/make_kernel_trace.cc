@@ -407,10 +407,13 @@ class Machine {
     }
     Push(cpus_[0].now + rng_.Range(20 * kUs, 200 * kUs), 0, Ev::kNetIrq, 0, 0);
     for (uint64_t iter = 0;; ++iter) {
-      if ((iter & 1023) == 0 && w_.bytes_written() >= target_bytes) break;
-      if ((iter & 1023) == 0 && w_.bytes_written() >= next_rotation) {
-        rotate();
-        next_rotation += rotate_bytes;
+      if ((iter & 1023) == 0) {
+        const uint64_t written = w_.bytes_written();
+        if (written >= target_bytes) break;
+        if (written >= next_rotation) {
+          rotate();
+          next_rotation += rotate_bytes;
+        }
       }
       if (!w_.status().ok()) break;
       Pending p = queue_.top();

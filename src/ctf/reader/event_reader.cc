@@ -293,14 +293,13 @@ Status EventReader::ScanUnordered(
   std::tuple<bool, uint64_t, uint32_t> first_failure{true, UINT64_MAX, UINT32_MAX};
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
     if (cursors_[s]->status().ok()) continue;
-    bool reached = true;
-    for (uint32_t p = predecessor_[s]; p != kNoStream; p = predecessor_[p])
-      reached = reached && cursors_[p]->status().ok();
-    if (!reached) continue;
     uint64_t ts = 0;
-    bool returned = cursors_[s]->LastRecordTime(&ts);
-    for (uint32_t p = predecessor_[s]; !returned && p != kNoStream; p = predecessor_[p])
-      returned = cursors_[p]->LastRecordTime(&ts);
+    bool returned = cursors_[s]->LastRecordTime(&ts), reached = true;
+    for (uint32_t p = predecessor_[s]; p != kNoStream; p = predecessor_[p]) {
+      reached = reached && cursors_[p]->status().ok();
+      if (!returned) returned = cursors_[p]->LastRecordTime(&ts);
+    }
+    if (!reached) continue;
     first_failure = std::min(first_failure, {returned, ts, s});
   }
   if (std::get<2>(first_failure) != UINT32_MAX)

@@ -296,6 +296,23 @@ void CtfWriter::Fail(Status st) {
 // ---------------------------------------------------------------------------------------
 // Streams and packets.
 
+Status CtfWriter::OpenStreamFile(Stream& s) {
+  s.path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, s.index);
+  s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (s.fd >= 0) return Status::Ok();
+  io_failed_ = true;
+  return IoError(
+      fmt::format("Cannot create stream file: file={}, error={}", s.path, std::strerror(errno)));
+}
+
+void CtfWriter::CloseStreamFile(Stream& s) {
+  if (::close(s.fd) != 0 && !io_failed_) {
+    io_failed_ = true;
+    Fail(IoError(fmt::format("Cannot close: file={}, error={}", s.path, std::strerror(errno))));
+  }
+  s.fd = -1;
+}
+
 StatusOr<Stream*> CtfWriter::GetStream(uint32_t index) {
   if (index < streams_.size() && streams_[index]) [[likely]]
     return streams_[index].get();
@@ -305,13 +322,7 @@ StatusOr<Stream*> CtfWriter::GetStream(uint32_t index) {
   auto s = std::make_unique<Stream>();
   s->index = index;
   s->seq_num = opts_.first_packet_seq_num;
-  s->path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, index);
-  s->fd = ::open(s->path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (s->fd < 0) {
-    io_failed_ = true;
-    return IoError(
-        fmt::format("Cannot create stream file: file={}, error={}", s->path, std::strerror(errno)));
-  }
+  if (Status st = OpenStreamFile(*s); !st.ok()) return st;
   s->cap = opts_.packet_size + 4096;
   s->buf = std::make_unique<uint8_t[]>(s->cap);
   if (index >= fast_streams_.size()) fast_streams_.resize(index + 1, nullptr);
@@ -673,11 +684,7 @@ Status CtfWriter::Close() {
     if (!s.packet_open && (s.discard_pending || s.seq_num == opts_.first_packet_seq_num))
       OpenPacket(s, s.has_ts ? s.last_ts : max_ts);
     if (s.packet_open) (void)FlushPacket(s);
-    if (::close(s.fd) != 0 && !io_failed_) {
-      io_failed_ = true;
-      Fail(IoError(fmt::format("Cannot close: file={}, error={}", s.path, std::strerror(errno))));
-    }
-    s.fd = -1;
+    CloseStreamFile(s);
     s.buf.reset();
   }
 
@@ -713,23 +720,14 @@ Status CtfWriter::Rotate(const std::string& dir) {
     // leaves its file empty (readers skip empty stream files): an empty packet stamped
     // now could sort before its predecessor's last packet when the chunks are merged.
     if (s.packet_open && s.packet_events > 0) (void)FlushPacket(s);
-    if (::close(s.fd) != 0 && !io_failed_) {
-      io_failed_ = true;
-      Fail(IoError(fmt::format("Cannot close: file={}, error={}", s.path, std::strerror(errno))));
-    }
-    s.fd = -1;
+    CloseStreamFile(s);
   }
   if (Status st = WriteMetadata(); !st.ok()) return st;
   dir_ = dir;
   for (auto& sp : streams_) {
     if (!sp) continue;
-    Stream& s = *sp;
-    s.path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, s.index);
-    s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (s.fd < 0) {
-      io_failed_ = true;
-      Fail(IoError(fmt::format("Cannot create stream file: file={}, error={}", s.path,
-                               std::strerror(errno))));
+    if (Status st = OpenStreamFile(*sp); !st.ok()) {
+      Fail(st);
       return status_;
     }
   }

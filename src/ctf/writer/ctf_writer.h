@@ -382,6 +382,10 @@ class CtfWriter {
   void FinishEvent(EventBuilder& b);
   void GrowForString(EventBuilder& b, size_t n);
   StatusOr<writer_internal::Stream*> GetStream(uint32_t index);
+  // The stream's file "<dir>/<channel>_<index>", created (truncated) in the current
+  // directory; and closed, a failure kept as the sticky status.
+  Status OpenStreamFile(writer_internal::Stream& s);
+  void CloseStreamFile(writer_internal::Stream& s);
   void OpenPacket(writer_internal::Stream& s, uint64_t begin_ts);
   Status FlushPacket(writer_internal::Stream& s);
   void Fail(Status st);  // records the first error
