@@ -181,11 +181,17 @@ const Event* EventReader::Start() {
   started_ = true;
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
     if (predecessor_[s] != kNoStream) continue;  // joins when its predecessor ends
-    if (cursors_[s]->Next()) {
-      Push(s);
-    } else if (!cursors_[s]->status().ok()) {
-      status_ = cursors_[s]->status();
-      return nullptr;
+    // A stream without events in its first chunks (LTTng writes a packet of none when a
+    // CPU was idle through a chunk) starts at its first chunk that has one.
+    for (uint32_t c = s; c != kNoStream; c = successor_[c]) {
+      if (cursors_[c]->Next()) {
+        Push(c);
+        break;
+      }
+      if (!cursors_[c]->status().ok()) {
+        status_ = cursors_[c]->status();
+        return nullptr;
+      }
     }
   }
   sorted_ = heap_.size() <= kMaxSortedHeads;

@@ -5,6 +5,7 @@
 // a trace given twice is not mistaken for two chunks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -252,6 +253,52 @@ TEST_F(RotatedChunksTest, DamagedNextChunkStopsTheReadRightAfterTheChunkBefore) 
 // A recording rotated into many chunks reads as the same recording unrotated: the same
 // events in the same order, decoding inline and on a thread, with the discarded events
 // counted once.
+// LTTng writes a packet of no events for a CPU idle through a chunk. Found in a run of
+// LttngUstInteropTest.RotatedChunksReadAsOneSequence: the inline merge started no stream
+// whose first chunk had no event, and lost the chunks after it.
+TEST(RotatedRecordingTest, StreamWithoutEventsInItsFirstChunksGoesOnInTheNext) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/rotated";
+  uint64_t t = 1000, written = 0;
+  // Chunk c: one packet per stream (sequence number c) but in the last; stream 0 has no
+  // event in chunks 0 and 1, where the writer closes it with a packet of none.
+  auto chunk = [&](uint64_t c, int events0, int events1) {
+    TraceOptions o;
+    o.uuid = kUuid;
+    o.packet_size = 4096;
+    o.first_packet_seq_num = c;
+    auto w = CtfWriter::Create(dir + "/chunk-" + std::to_string(c), o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
+    ASSERT_TRUE((*w)->SetDiscarded(0, 0).ok());  // makes stream 0
+    for (int i = 0; i < std::max(events0, events1); ++i) {
+      if (i < events0) (*w)->Begin(0, tick, t += 7).U64(written++);
+      if (i < events1) (*w)->Begin(1, tick, t += 7).U64(written++);
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  };
+  chunk(0, 0, 40);
+  chunk(1, 0, 40);
+  chunk(2, 500, 100);
+  for (const char* c : {"/chunk-0", "/chunk-1"}) {
+    uint64_t idle_streams = 0, packets = 0;
+    for (const StreamStats& s : Scan({dir + c}))
+      if (s.events == 0) ++idle_streams, packets += s.packets;
+    EXPECT_EQ(idle_streams, 1u) << c;
+    EXPECT_EQ(packets, 1u) << c;
+  }
+  for (unsigned threads : {0u, 1u}) {
+    SCOPED_TRACE(threads);
+    const Read r = ReadMerged({dir}, threads);
+    EXPECT_EQ(r.events, written);
+    EXPECT_EQ(r.streams.size(), 6u);
+    for (const StreamStats& s : r.streams) EXPECT_EQ(s.lost_packets, 0u);
+  }
+  uint64_t scanned = 0;
+  for (const StreamStats& s : Scan({dir})) scanned += s.events;
+  EXPECT_EQ(scanned, written);
+}
+
 TEST(RotatedRecordingTest, ManyChunksReadLikeTheRecordingUnrotated) {
   testing::TempDir tmp;
   constexpr uint32_t kStreams = 3, kEvents = 3000;
