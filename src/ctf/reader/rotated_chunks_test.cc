@@ -304,8 +304,10 @@ TEST(RotatedRecordingTest, StreamWithoutEventsInItsFirstChunksGoesOnInTheNext) {
 // events per chunk (none in about a third, whole chains of none among them; one event in
 // each chunk at least), as LTTng writes them (every stream has a file and a packet in every
 // chunk). Every read, inline, on decoding threads with batches of several sizes, and the
-// scan, gives every event once, in time order, with no packet counted as lost.
-TEST(RotatedRecordingTest, RandomIdleStreamsAndChunksReadWhole) {
+// scan, gives every event once, in time order, with no packet counted as lost. With one
+// stream's chunk damaged, every read gives the same events (those up to that stream's last
+// good one at least, in order) and the same error, and the scan that error.
+TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode) {
   testing::TempDir tmp;
   std::mt19937 rng(7);
   for (int round = 0; round < 40; ++round) {
@@ -313,6 +315,11 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndChunksReadWhole) {
     const std::string dir = tmp.path() + "/r" + std::to_string(round);
     const uint32_t chunks = 1 + rng() % 6, streams = 1 + rng() % 4;
     std::vector<std::pair<uint64_t, uint64_t>> written;  // time, value
+    // In odd rounds the first event of one stream in one chunk (drawn among those with
+    // events) gets an event id the metadata does not know.
+    const bool damage = round % 2 == 1;
+    std::vector<std::array<uint32_t, 2>> candidates;  // chunk, stream
+    std::vector<std::vector<int64_t>> last_of;        // [chunk][stream]: its last in `written`
     uint64_t t = 1000;
     for (uint32_t c = 0; c < chunks; ++c) {
       TraceOptions o;
@@ -332,16 +339,37 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndChunksReadWhole) {
       // A chunk with no event at all would stamp its packets 0 (the writer knows no time):
       // LTTng stamps them with the rotation's.
       if (total == 0) left[rng() % streams] = total = 1;
+      for (uint32_t s = 0; s < streams; ++s)
+        if (left[s] > 0) candidates.push_back({c, s});
+      last_of.push_back(c == 0 ? std::vector<int64_t>(streams, -1) : last_of.back());
       while (total > 0) {  // the streams' events interleaved at random
         uint32_t s = rng() % streams;
         while (left[s] == 0) s = (s + 1) % streams;
         --left[s], --total;
         t += 1 + rng() % 5;
+        last_of[c][s] = static_cast<int64_t>(written.size());
         written.push_back({t, written.size()});
         (*w)->Begin(s, tick, t).U64(written.back().second);
       }
       ASSERT_TRUE((*w)->Close().ok());
     }
+    std::string damaged;
+    int64_t last_good = -1;  // the damaged stream's last event before the damage
+    if (damage) {
+      const auto [c, s] = candidates[rng() % candidates.size()];
+      damaged = dir + "/chunk-" + std::to_string(c) + "/channel0_" + std::to_string(s);
+      if (c > 0) last_good = last_of[c - 1][s];
+      std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+      constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
+      f.seekg(kFirstEvent);
+      char header = 0;
+      f.read(&header, 1);
+      header = static_cast<char>((header & ~0x1f) | 30);  // compact header: 5-bit id 30
+      f.seekp(kFirstEvent);
+      f.write(&header, 1);
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> first_read;
+    std::string first_error;
     for (auto [threads, batch] : {std::pair{0u, 0u}, {1u, 0u}, {1u, 1u}, {1u, 3u}, {2u, 7u}}) {
       SCOPED_TRACE(::testing::Message() << threads << " threads, batches of " << batch);
       ReaderOptions options;
@@ -354,13 +382,36 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndChunksReadWhole) {
         ASSERT_EQ(e->kind, Event::Kind::kEvent);
         read.push_back({e->timestamp, e->GetUnsigned(0)});
       }
-      ASSERT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
-      EXPECT_EQ(read, written);
-      for (const StreamStats& s : (*reader)->stream_stats()) EXPECT_EQ(s.lost_packets, 0u);
+      const std::string error = (*reader)->status().ToString();
+      if (!damage) {
+        ASSERT_TRUE((*reader)->status().ok()) << error;
+        EXPECT_EQ(read, written);
+        for (const StreamStats& s : (*reader)->stream_stats()) EXPECT_EQ(s.lost_packets, 0u);
+        continue;
+      }
+      // Every event up to the damaged stream's last good one, in order; then the error,
+      // the same events and error in every mode.
+      EXPECT_NE(error.find(damaged), std::string::npos) << error;
+      ASSERT_LE(read.size(), written.size());
+      EXPECT_TRUE(std::equal(read.begin(), read.end(), written.begin()));
+      EXPECT_GT(static_cast<int64_t>(read.size()), last_good);
+      if (threads == 0) {
+        first_read = read;
+        first_error = error;
+      } else {
+        EXPECT_EQ(read, first_read);
+        EXPECT_EQ(error, first_error);
+      }
     }
+    Status scan_status;
     uint64_t scanned = 0;
-    for (const StreamStats& s : Scan({dir})) scanned += s.events;
-    EXPECT_EQ(scanned, written.size());
+    for (const StreamStats& s : Scan({dir}, &scan_status)) scanned += s.events;
+    if (damage) {
+      EXPECT_EQ(scan_status.ToString(), first_error);
+    } else {
+      EXPECT_TRUE(scan_status.ok()) << scan_status.ToString();
+      EXPECT_EQ(scanned, written.size());
+    }
   }
 }
 
