@@ -2,9 +2,9 @@
 """Writes the seed recipes of merge_fuzzer (fuzz/corpus/merge/).
 
 A recipe (see merge_fuzzer.cc): decoding threads, events per batch and how they are taken,
-shape (streams, one trace or two, clock transform, perf's plain event header), packing (packet size, second trace's
-clock offset), number of byte flips; then (op, arg) pairs, one event or discard each; then
-4 bytes per flip
+shape (streams, one trace or two, clock transform, perf's plain event header, or rotations),
+packing (packet size, second trace's clock offset), number of byte flips; then (op, arg)
+pairs, one event, discard or rotation each; then 4 bytes per flip
 (file, offset high, offset low, xor mask). The seeds are long enough for many batches and
 packets per stream, so that mutations start deep in the merge rather than from a few events
 (libFuzzer grows inputs slowly). Keep this in step with merge_fuzzer.cc.
@@ -25,9 +25,11 @@ def step(rng, streams):
 
 def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0.0,
            jumps=0.0, clock_end_from=None, traces=1, transform=False, offset_ns=0, api=0,
-           plain=False):
+           plain=False, rotations=0.0):
     rng = random.Random(seed)
-    shape = streams - 1 + 24 * (traces - 1) + 48 * transform + 96 * plain
+    # Rotations (shape 192 and up) leave out the clock transform and the plain header.
+    assert not rotations or not (transform or plain)
+    shape = streams - 1 + 24 * (traces - 1) + 48 * transform + 96 * plain + 192 * (rotations > 0)
     # api: how the pipelined read takes the events (0 Next(), 1 ForEach, 2 both in turn).
     out = bytearray([threads - 1, batch - 1 + 16 * api, shape, packet_shift + 4 * offset_ns,
                      flips])
@@ -39,6 +41,8 @@ def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0
             out += bytes([6 + 8 * rng.randrange(4), rng.randrange(streams)])
         elif r < discards + jumps:
             out += bytes([7 + 8 * rng.randrange(1, 32), rng.randrange(streams)])
+        elif r < discards + jumps + rotations:
+            out += bytes([252, rng.randrange(streams)])
         else:
             out += step(rng, streams)
     for _ in range(flips):
@@ -60,6 +64,9 @@ SEEDS = {
     "plain-header-jumps": recipe(9, 1, 7, 4, 1, 1500, discards=0.03, jumps=0.05, api=1,
                                  plain=True),
     "plain-header-flipped": recipe(10, 2, 3, 9, 0, 1500, flips=3, api=2, plain=True),
+    "rotated": recipe(11, 1, 5, 4, 1, 1800, discards=0.03, rotations=0.01, api=1),
+    "rotated-two-traces-flipped": recipe(12, 2, 3, 6, 0, 1800, discards=0.02, flips=2,
+                                         traces=2, offset_ns=5, rotations=0.008, api=2),
 }
 
 

@@ -8,8 +8,9 @@
 // does), LTTng's compact event header or perf's plain one, the packet size, then events on chosen
 // streams with small time steps (ties across streams all the time), jumps past the compact header's
 // 27 bits, events at the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch
-// markers sit), and discarded events; last, bytes flipped in the stream files (errors mid-stream,
-// events that go back in time, broken packet sizes). The trace is then read:
+// markers sit), and discarded events; maybe rotations (each trace a recording cut into chunks,
+// as `lttng rotate` cuts one: CtfWriter::Rotate); last, bytes flipped in the stream files
+// (errors mid-stream, events that go back in time, broken packet sizes). The trace is then read:
 //   - merged, decoded in the caller's thread (the reference);
 //   - merged through the decoding pipeline with 1 to 3 threads and batches of 1 to 16
 //     events (so that each run of the merge is cut at many batch ends), the events taken
@@ -222,6 +223,8 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   const uint32_t traces = 1 + (shape / 24) % 2;
   const bool transform = (shape / 48) % 2 == 1;
   const bool plain_header = (shape / 96) % 2 == 1;  // perf's layout instead of LTTng's
+  // Op 252 rotates the trace of its stream: every trace is written as chunks (chunk-N).
+  const bool rotating = shape >= 192;
   const uint8_t packing = in.Next();
   std::vector<std::unique_ptr<ctf::CtfWriter>> writers;
   uint32_t tick = 0, note = 0;
@@ -232,7 +235,7 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
     options.plain_event_header = plain_header;
     options.clock_offset_ns = i == 0 ? 0 : (packing / 4) % 64;
     out->dirs.push_back(root + "/" + options.hostname);
-    auto w = ctf::CtfWriter::Create(out->dirs.back(), options);
+    auto w = ctf::CtfWriter::Create(out->dirs.back() + (rotating ? "/chunk-0" : ""), options);
     if (!w.ok()) return false;
     tick = *(*w)->AddEventClass("tick", {{"k", ctf::FieldKind::kU32}});
     note =
@@ -244,6 +247,7 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
         ctf::ReaderOptions::ByHost({{"b", ClockTransform::FromLine(1.0001L, -50.0L, 5000)}});
   std::vector<uint64_t> ts(streams, 1000);
   std::vector<uint64_t> discarded(streams, 0);
+  std::vector<uint32_t> chunks(traces, 0);
   // The flips at the end: 4 bytes each.
   const size_t flips = in.Next() % 4;
   uint32_t k = 0;
@@ -254,6 +258,11 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
     ctf::CtfWriter& w = *writers[s % traces];
     const uint32_t ws = s / traces;  // the stream's index in its trace
     uint64_t& t = ts[s];
+    if (rotating && op == 252) {
+      const uint32_t i = s % traces;
+      if (!w.Rotate(out->dirs[i] + "/chunk-" + std::to_string(++chunks[i])).ok()) return false;
+      continue;
+    }
     switch (op % 8) {
       case 5:  // the clock's last value: the stream stays there
         t = UINT64_MAX;
@@ -276,8 +285,9 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   std::vector<std::string> files;
   for (size_t i = 0; i < traces; ++i) {
     if (!writers[i]->Close().ok()) return false;
-    for (const auto& f : std::filesystem::directory_iterator(out->dirs[i]))
-      if (f.path().filename() != "metadata") files.push_back(f.path().string());
+    for (const auto& f : std::filesystem::recursive_directory_iterator(out->dirs[i]))
+      if (f.is_regular_file() && f.path().filename() != "metadata")
+        files.push_back(f.path().string());
   }
   std::sort(files.begin(), files.end());
   for (size_t i = 0; i < flips && !files.empty(); ++i) {
