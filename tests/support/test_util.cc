@@ -97,9 +97,11 @@ PerfTracefsGuard::~PerfTracefsGuard() {
   if (lock_fd_ >= 0) close(lock_fd_);  // releases the lock
 }
 
-ReadResult ReadAsText(const std::vector<std::string>& dirs) {
+ReadResult ReadAsText(const std::vector<std::string>& dirs, int decode_threads) {
   ReadResult r;
-  auto reader = ctf::EventReader::Open(dirs);
+  ctf::ReaderOptions options;
+  if (decode_threads >= 0) options.decode_threads = static_cast<unsigned>(decode_threads);
+  auto reader = ctf::EventReader::Open(dirs, options);
   if (!reader.ok()) {
     r.status = reader.status();
     return r;

@@ -56,8 +56,10 @@ struct ReadResult {
   Status status;
 };
 
-// Reads every event of `dirs` with our reader and renders it like babeltrace2.
-ReadResult ReadAsText(const std::vector<std::string>& dirs);
+// Reads every event of `dirs` with our reader and renders it like babeltrace2; with
+// `decode_threads` at 0 or above, on that many decoding threads (ReaderOptions), else on
+// the default.
+ReadResult ReadAsText(const std::vector<std::string>& dirs, int decode_threads = -1);
 
 // The "key=value" lines a causeway_workload run wrote to its INFO_FILE.
 std::map<std::string, std::string> ReadInfo(const std::string& path);
