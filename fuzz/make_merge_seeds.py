@@ -18,9 +18,11 @@ import random
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "merge")
 
 
-def step(rng, streams):
-    """A small time step (ops 0-4: tick or note, step op >> 4)."""
-    return bytes([rng.randrange(5) + 8 * rng.randrange(32), rng.randrange(streams)])
+def step(rng, streams, rotating=False):
+    """A small time step (ops 0-4: tick or note, step op >> 4); never op 252 (a rotation)
+    in a recipe that rotates."""
+    return bytes([rng.randrange(5) + 8 * rng.randrange(31 if rotating else 32),
+                  rng.randrange(streams)])
 
 
 def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0.0,
@@ -44,7 +46,7 @@ def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0
         elif r < discards + jumps + rotations:
             out += bytes([252, rng.randrange(streams)])
         else:
-            out += step(rng, streams)
+            out += step(rng, streams, rotations > 0)
     for _ in range(flips):
         out += bytes([rng.randrange(256), rng.randrange(256), rng.randrange(256),
                       1 << rng.randrange(8)])

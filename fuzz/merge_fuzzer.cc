@@ -8,9 +8,11 @@
 // does), LTTng's compact event header or perf's plain one, the packet size, then events on chosen
 // streams with small time steps (ties across streams all the time), jumps past the compact header's
 // 27 bits, events at the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch
-// markers sit), and discarded events; maybe rotations (each trace a recording cut into chunks,
-// as `lttng rotate` cuts one: CtfWriter::Rotate); last, bytes flipped in the stream files
-// (errors mid-stream, events that go back in time, broken packet sizes). The trace is then read:
+// markers sit), and discarded events; maybe rotations (each trace a recording cut into chunks
+// by CtfWriter::Rotate, which leaves an idle stream's file empty where LTTng writes a packet
+// of no event: RotatedRecordingTest draws recordings with those); last, bytes flipped in the stream
+// files (errors mid-stream, events that go back in time, broken packet sizes). The trace is then
+// read:
 //   - merged, decoded in the caller's thread (the reference);
 //   - merged through the decoding pipeline with 1 to 3 threads and batches of 1 to 16
 //     events (so that each run of the merge is cut at many batch ends), the events taken
@@ -224,6 +226,8 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   const bool transform = (shape / 48) % 2 == 1;
   const bool plain_header = (shape / 96) % 2 == 1;  // perf's layout instead of LTTng's
   // Op 252 rotates the trace of its stream: every trace is written as chunks (chunk-N).
+  // Shapes 192 and up: no plain header then, and the transform (shapes 240 and up) maps
+  // host "b" only, so that it changes nothing for their single trace.
   const bool rotating = shape >= 192;
   const uint8_t packing = in.Next();
   std::vector<std::unique_ptr<ctf::CtfWriter>> writers;

@@ -294,22 +294,31 @@ Status EventReader::ScanUnordered(
   // after it, in (timestamp, stream) order. A stream that failed before returning any
   // record stops the merged read before its first event (the lowest such stream index,
   // since Start() reads each stream's first record in index order). A stream of a later
-  // chunk is read once the one it goes on from has ended: never if that one failed, and
-  // failing before any record of its own, it stops the read after that one's last.
+  // chunk is read once the one it goes on from has ended: never if that one failed. Failing
+  // before any record of its own, it stops the read right after the last record of its
+  // chain, in that record's stream's place in the (timestamp, stream) order; with no record
+  // in its chain at all, in its chain's first stream's place in Start()'s order.
   std::tuple<bool, uint64_t, uint32_t> first_failure{true, UINT64_MAX, UINT32_MAX};
+  uint32_t failed = UINT32_MAX;
   for (uint32_t s = 0; s < cursors_.size(); ++s) {
     if (cursors_[s]->status().ok()) continue;
     uint64_t ts = 0;
+    uint32_t at = s;  // the stream whose place in the merge's order the failure takes
     bool returned = cursors_[s]->LastRecordTime(&ts), reached = true;
     for (uint32_t p = predecessor_[s]; p != kNoStream; p = predecessor_[p]) {
       reached = reached && cursors_[p]->status().ok();
-      if (!returned) returned = cursors_[p]->LastRecordTime(&ts);
+      if (!returned) {
+        at = p;
+        returned = cursors_[p]->LastRecordTime(&ts);
+      }
     }
     if (!reached) continue;
-    first_failure = std::min(first_failure, {returned, ts, s});
+    if (std::tuple{returned, ts, at} < first_failure) {
+      first_failure = {returned, ts, at};
+      failed = s;
+    }
   }
-  if (std::get<2>(first_failure) != UINT32_MAX)
-    status_ = cursors_[std::get<2>(first_failure)]->status();
+  if (failed != UINT32_MAX) status_ = cursors_[failed]->status();
   return status_;
 }
 

@@ -251,9 +251,6 @@ TEST_F(RotatedChunksTest, DamagedNextChunkStopsTheReadRightAfterTheChunkBefore) 
   EXPECT_EQ(scan_status.ToString(), errors[0]);
 }
 
-// A recording rotated into many chunks reads as the same recording unrotated: the same
-// events in the same order, decoding inline and on a thread, with the discarded events
-// counted once.
 // LTTng writes a packet of no events for a CPU idle through a chunk. Found in a run of
 // LttngUstInteropTest.RotatedChunksReadAsOneSequence: the inline merge started no stream
 // whose first chunk had no event, and lost the chunks after it.
@@ -283,8 +280,12 @@ TEST(RotatedRecordingTest, StreamWithoutEventsInItsFirstChunksGoesOnInTheNext) {
   chunk(2, 500, 100);
   for (const char* c : {"/chunk-0", "/chunk-1"}) {
     uint64_t idle_streams = 0, packets = 0;
-    for (const StreamStats& s : Scan({dir + c}))
-      if (s.events == 0) ++idle_streams, packets += s.packets;
+    for (const StreamStats& s : Scan({dir + c})) {
+      if (s.events == 0) {
+        ++idle_streams;
+        packets += s.packets;
+      }
+    }
     EXPECT_EQ(idle_streams, 1u) << c;
     EXPECT_EQ(packets, 1u) << c;
   }
@@ -300,13 +301,64 @@ TEST(RotatedRecordingTest, StreamWithoutEventsInItsFirstChunksGoesOnInTheNext) {
   EXPECT_EQ(scanned, written);
 }
 
+// Two streams fail before their first event: stream 1 of the first chunk, and stream 0 of
+// the second, whose first chunk has no event. The merged read meets stream 0's chain first
+// (Start() walks the chains in the order of their first streams) and stops at its error;
+// the scan must name that one too, not the stream whose own index is lower.
+TEST(RotatedRecordingTest, FailureInTheNextChunkOfAnIdleStreamIsMetInItsChainsPlace) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.path() + "/rotated";
+  uint64_t t = 1000;
+  for (uint64_t c = 0; c < 2; ++c) {
+    TraceOptions o;
+    o.uuid = kUuid;
+    o.packet_size = 4096;
+    o.first_packet_seq_num = c;
+    auto w = CtfWriter::Create(dir + "/chunk-" + std::to_string(c), o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
+    ASSERT_TRUE((*w)->SetDiscarded(0, 0).ok());  // makes stream 0
+    for (int i = 0; i < 20; ++i) {
+      if (c == 1) (*w)->Begin(0, tick, t += 7).U64(i);
+      (*w)->Begin(1, tick, t += 7).U64(i);
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  const std::string first_failing = dir + "/chunk-1/channel0_0";
+  for (const std::string& path : {dir + "/chunk-0/channel0_1", first_failing}) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
+    f.seekg(kFirstEvent);
+    char header = 0;
+    f.read(&header, 1);
+    header = static_cast<char>((header & ~0x1f) | 30);  // compact header: 5-bit id 30
+    f.seekp(kFirstEvent);
+    f.write(&header, 1);
+  }
+  for (unsigned threads : {0u, 1u}) {
+    SCOPED_TRACE(threads);
+    ReaderOptions options;
+    options.decode_threads = threads;
+    auto reader = EventReader::Open({dir}, options);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->Next(), nullptr);
+    const std::string error = (*reader)->status().ToString();
+    EXPECT_NE(error.find(first_failing + ","), std::string::npos) << error;
+  }
+  Status scan_status;
+  Scan({dir}, &scan_status);
+  EXPECT_NE(scan_status.ToString().find(first_failing + ","), std::string::npos)
+      << scan_status.ToString();
+}
+
 // Recordings drawn at random: 1 to 6 chunks of 1 to 4 streams, each stream with 0 to 40
 // events per chunk (none in about a third, whole chains of none among them; one event in
 // each chunk at least), as LTTng writes them (every stream has a file and a packet in every
 // chunk). Every read, inline, on decoding threads with batches of several sizes, and the
 // scan, gives every event once, in time order, with no packet counted as lost. With one
-// stream's chunk damaged, every read gives the same events (those up to that stream's last
-// good one at least, in order) and the same error, and the scan that error.
+// or two streams' chunks damaged, every read gives the same events (those up to the
+// damaged streams' earliest last good one at least, in order) and the same error, and the
+// scan that error.
 TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode) {
   testing::TempDir tmp;
   std::mt19937 rng(7);
@@ -316,8 +368,9 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
     const uint32_t chunks = 1 + rng() % 6, streams = 1 + rng() % 4;
     std::vector<std::pair<uint64_t, uint64_t>> written;  // time, value
     // In odd rounds the first event of one stream in one chunk (drawn among those with
-    // events) gets an event id the metadata does not know.
-    const bool damage = round % 2 == 1;
+    // events) gets an event id the metadata does not know; in every fourth, of two.
+    const int damages = round % 2 == 0 ? 0 : round % 4 == 1 ? 1 : 2;
+    const bool damage = damages > 0;
     std::vector<std::array<uint32_t, 2>> candidates;  // chunk, stream
     std::vector<std::vector<int64_t>> last_of;        // [chunk][stream]: its last in `written`
     uint64_t t = 1000;
@@ -353,13 +406,15 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
       }
       ASSERT_TRUE((*w)->Close().ok());
     }
-    std::string damaged;
-    int64_t last_good = -1;  // the damaged stream's last event before the damage
-    if (damage) {
-      const auto [c, s] = candidates[rng() % candidates.size()];
-      damaged = dir + "/chunk-" + std::to_string(c) + "/channel0_" + std::to_string(s);
-      if (c > 0) last_good = last_of[c - 1][s];
-      std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
+    std::vector<std::string> damaged;
+    int64_t last_good = INT64_MAX;  // the earliest last event before a damage
+    for (int d = 0; d < damages && !candidates.empty(); ++d) {
+      const size_t pick = rng() % candidates.size();
+      const auto [c, s] = candidates[pick];
+      candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(pick));
+      damaged.push_back(dir + "/chunk-" + std::to_string(c) + "/channel0_" + std::to_string(s));
+      last_good = std::min(last_good, c > 0 ? last_of[c - 1][s] : -1);
+      std::fstream f(damaged.back(), std::ios::in | std::ios::out | std::ios::binary);
       constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
       f.seekg(kFirstEvent);
       char header = 0;
@@ -389,9 +444,11 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
         for (const StreamStats& s : (*reader)->stream_stats()) EXPECT_EQ(s.lost_packets, 0u);
         continue;
       }
-      // Every event up to the damaged stream's last good one, in order; then the error,
-      // the same events and error in every mode.
-      EXPECT_NE(error.find(damaged), std::string::npos) << error;
+      // Every event up to the damaged streams' earliest last good one, in order; then the
+      // error of one of them, the same events and error in every mode.
+      EXPECT_TRUE(std::any_of(damaged.begin(), damaged.end(), [&](const std::string& d) {
+        return error.find(d + ",") != std::string::npos;
+      })) << error;
       ASSERT_LE(read.size(), written.size());
       EXPECT_TRUE(std::equal(read.begin(), read.end(), written.begin()));
       EXPECT_GT(static_cast<int64_t>(read.size()), last_good);
@@ -415,6 +472,9 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
   }
 }
 
+// A recording rotated into many chunks reads as the same recording unrotated: the same
+// events in the same order, decoding inline and on a thread, with the discarded events
+// counted once.
 TEST(RotatedRecordingTest, ManyChunksReadLikeTheRecordingUnrotated) {
   testing::TempDir tmp;
   constexpr uint32_t kStreams = 3, kEvents = 3000;
