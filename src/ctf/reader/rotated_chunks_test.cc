@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -45,6 +46,39 @@ void WriteChunk(const std::string& dir, uint64_t first_seq, uint64_t t0, uint32_
     }
   }
   ASSERT_TRUE((*w)->Close().ok());
+}
+
+// A writer for chunk `c` (DIR/chunk-c) of a recording whose streams 0 to `streams` - 1 all
+// exist (LTTng writes a file per CPU in every chunk) and write one packet each per chunk,
+// of sequence number c (4 KiB: up to 40 "tick" events of one u64). Null on failure.
+std::unique_ptr<CtfWriter> CreateOnePacketChunk(const std::string& dir, uint64_t c,
+                                                uint32_t streams, uint32_t* tick) {
+  TraceOptions o;
+  o.uuid = kUuid;
+  o.packet_size = 4096;
+  o.first_packet_seq_num = c;
+  auto w = CtfWriter::Create(dir + "/chunk-" + std::to_string(c), o);
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  if (!w.ok()) return nullptr;
+  *tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
+  // A stream is made by its first use; one left without events is closed with a packet of
+  // none, as LTTng closes an idle CPU's.
+  for (uint32_t s = 0; s < streams; ++s) EXPECT_TRUE((*w)->SetDiscarded(s, 0).ok());
+  return std::move(w).value();
+}
+
+// Gives the first event of a stream file the writer wrote an id no event class has.
+void GiveFirstEventAnUnknownId(const std::string& stream_file) {
+  std::fstream f(stream_file, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(f) << stream_file;
+  constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
+  f.seekg(kFirstEvent);
+  char header = 0;
+  f.read(&header, 1);
+  header = static_cast<char>((header & ~0x1f) | 30);  // compact header: 5-bit id 30
+  f.seekp(kFirstEvent);
+  f.write(&header, 1);
+  ASSERT_TRUE(f) << stream_file;
 }
 
 struct Read {
@@ -208,16 +242,7 @@ TEST_F(RotatedChunksTest, DamagedChunkBeforeFailsTheReadAndTheNextCountsAlone) {
 // the same error.
 TEST_F(RotatedChunksTest, DamagedNextChunkStopsTheReadRightAfterTheChunkBefore) {
   const std::string damaged = second_ + "/channel0_0";
-  {
-    std::fstream f(damaged, std::ios::in | std::ios::out | std::ios::binary);
-    constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
-    f.seekg(kFirstEvent);
-    char header = 0;
-    f.read(&header, 1);
-    header = static_cast<char>((header & ~0x1f) | 30);  // compact header: 5-bit id 30
-    f.seekp(kFirstEvent);
-    f.write(&header, 1);
-  }
+  GiveFirstEventAnUnknownId(damaged);
   std::vector<std::string> errors;
   for (unsigned threads : {0u, 1u}) {
     SCOPED_TRACE(threads);
@@ -261,19 +286,14 @@ TEST(RotatedRecordingTest, StreamWithoutEventsInItsFirstChunksGoesOnInTheNext) {
   // Chunk c: one packet per stream (sequence number c) but in the last; stream 0 has no
   // event in chunks 0 and 1, where the writer closes it with a packet of none.
   auto chunk = [&](uint64_t c, int events0, int events1) {
-    TraceOptions o;
-    o.uuid = kUuid;
-    o.packet_size = 4096;
-    o.first_packet_seq_num = c;
-    auto w = CtfWriter::Create(dir + "/chunk-" + std::to_string(c), o);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
-    ASSERT_TRUE((*w)->SetDiscarded(0, 0).ok());  // makes stream 0
+    uint32_t tick = 0;
+    auto w = CreateOnePacketChunk(dir, c, 2, &tick);
+    ASSERT_NE(w, nullptr);
     for (int i = 0; i < std::max(events0, events1); ++i) {
-      if (i < events0) (*w)->Begin(0, tick, t += 7).U64(written++);
-      if (i < events1) (*w)->Begin(1, tick, t += 7).U64(written++);
+      if (i < events0) w->Begin(0, tick, t += 7).U64(written++);
+      if (i < events1) w->Begin(1, tick, t += 7).U64(written++);
     }
-    ASSERT_TRUE((*w)->Close().ok());
+    ASSERT_TRUE(w->Close().ok());
   };
   chunk(0, 0, 40);
   chunk(1, 0, 40);
@@ -310,31 +330,18 @@ TEST(RotatedRecordingTest, FailureInTheNextChunkOfAnIdleStreamIsMetInItsChainsPl
   const std::string dir = tmp.path() + "/rotated";
   uint64_t t = 1000;
   for (uint64_t c = 0; c < 2; ++c) {
-    TraceOptions o;
-    o.uuid = kUuid;
-    o.packet_size = 4096;
-    o.first_packet_seq_num = c;
-    auto w = CtfWriter::Create(dir + "/chunk-" + std::to_string(c), o);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
-    ASSERT_TRUE((*w)->SetDiscarded(0, 0).ok());  // makes stream 0
+    uint32_t tick = 0;
+    auto w = CreateOnePacketChunk(dir, c, 2, &tick);
+    ASSERT_NE(w, nullptr);
     for (int i = 0; i < 20; ++i) {
-      if (c == 1) (*w)->Begin(0, tick, t += 7).U64(i);
-      (*w)->Begin(1, tick, t += 7).U64(i);
+      if (c == 1) w->Begin(0, tick, t += 7).U64(i);
+      w->Begin(1, tick, t += 7).U64(i);
     }
-    ASSERT_TRUE((*w)->Close().ok());
+    ASSERT_TRUE(w->Close().ok());
   }
   const std::string first_failing = dir + "/chunk-1/channel0_0";
-  for (const std::string& path : {dir + "/chunk-0/channel0_1", first_failing}) {
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
-    f.seekg(kFirstEvent);
-    char header = 0;
-    f.read(&header, 1);
-    header = static_cast<char>((header & ~0x1f) | 30);  // compact header: 5-bit id 30
-    f.seekp(kFirstEvent);
-    f.write(&header, 1);
-  }
+  for (const std::string& path : {dir + "/chunk-0/channel0_1", first_failing})
+    GiveFirstEventAnUnknownId(path);
   for (unsigned threads : {0u, 1u}) {
     SCOPED_TRACE(threads);
     ReaderOptions options;
@@ -375,17 +382,12 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
     std::vector<std::vector<int64_t>> last_of;        // [chunk][stream]: its last in `written`
     uint64_t t = 1000;
     for (uint32_t c = 0; c < chunks; ++c) {
-      TraceOptions o;
-      o.uuid = kUuid;
-      o.packet_size = 4096;  // holds 40 events: one packet per stream and chunk
-      o.first_packet_seq_num = c;
-      auto w = CtfWriter::Create(dir + "/chunk-" + std::to_string(c), o);
-      ASSERT_TRUE(w.ok()) << w.status().ToString();
-      const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
+      uint32_t tick = 0;
+      auto w = CreateOnePacketChunk(dir, c, streams, &tick);
+      ASSERT_NE(w, nullptr);
       std::vector<uint32_t> left(streams);
       uint32_t total = 0;
       for (uint32_t s = 0; s < streams; ++s) {
-        ASSERT_TRUE((*w)->SetDiscarded(s, 0).ok());  // makes the stream, events or none
         left[s] = rng() % 3 == 0 ? 0 : rng() % 41;
         total += left[s];
       }
@@ -398,13 +400,14 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
       while (total > 0) {  // the streams' events interleaved at random
         uint32_t s = rng() % streams;
         while (left[s] == 0) s = (s + 1) % streams;
-        --left[s], --total;
+        --left[s];
+        --total;
         t += 1 + rng() % 5;
         last_of[c][s] = static_cast<int64_t>(written.size());
         written.push_back({t, written.size()});
-        (*w)->Begin(s, tick, t).U64(written.back().second);
+        w->Begin(s, tick, t).U64(written.back().second);
       }
-      ASSERT_TRUE((*w)->Close().ok());
+      ASSERT_TRUE(w->Close().ok());
     }
     std::vector<std::string> damaged;
     int64_t last_good = INT64_MAX;  // the earliest last event before a damage
@@ -414,14 +417,7 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
       candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(pick));
       damaged.push_back(dir + "/chunk-" + std::to_string(c) + "/channel0_" + std::to_string(s));
       last_good = std::min(last_good, c > 0 ? last_of[c - 1][s] : -1);
-      std::fstream f(damaged.back(), std::ios::in | std::ios::out | std::ios::binary);
-      constexpr std::streamoff kFirstEvent = 84;  // the writer's packet header and context
-      f.seekg(kFirstEvent);
-      char header = 0;
-      f.read(&header, 1);
-      header = static_cast<char>((header & ~0x1f) | 30);  // compact header: 5-bit id 30
-      f.seekp(kFirstEvent);
-      f.write(&header, 1);
+      GiveFirstEventAnUnknownId(damaged.back());
     }
     std::vector<std::pair<uint64_t, uint64_t>> first_read;
     std::string first_error;
