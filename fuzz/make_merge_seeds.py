@@ -19,15 +19,17 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "merge"
 
 
 def step(rng, streams, rotating=False):
-    """A small time step (ops 0-4: tick or note, step op >> 4); never op 252 (a rotation)
-    in a recipe that rotates."""
+    """A small time step (ops 0-4: tick or note, step op >> 4); never op 252 or 253 (a
+    rotation) in a recipe that rotates."""
     return bytes([rng.randrange(5) + 8 * rng.randrange(31 if rotating else 32),
                   rng.randrange(streams)])
 
 
 def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0.0,
            jumps=0.0, clock_end_from=None, traces=1, transform=False, offset_ns=0, api=0,
-           plain=False, rotations=0.0):
+           plain=False, rotations=0.0, empty_packets=0.0):
+    """rotations: the share of ops that rotate; empty_packets: the share of those that close
+    an idle stream's file with a packet of no event (op 253) rather than leave it empty."""
     rng = random.Random(seed)
     # Rotations (shape 192 and up) leave out the clock transform and the plain header.
     assert not rotations or not (transform or plain)
@@ -44,7 +46,8 @@ def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0
         elif r < discards + jumps:
             out += bytes([7 + 8 * rng.randrange(1, 32), rng.randrange(streams)])
         elif r < discards + jumps + rotations:
-            out += bytes([252, rng.randrange(streams)])
+            idle_packet = empty_packets > 0 and rng.random() < empty_packets
+            out += bytes([253 if idle_packet else 252, rng.randrange(streams)])
         else:
             out += step(rng, streams, rotations > 0)
     for _ in range(flips):
@@ -69,6 +72,8 @@ SEEDS = {
     "rotated": recipe(11, 1, 5, 4, 1, 1800, discards=0.03, rotations=0.01, api=1),
     "rotated-two-traces-flipped": recipe(12, 2, 3, 6, 0, 1800, discards=0.02, flips=2,
                                          traces=2, offset_ns=5, rotations=0.008, api=2),
+    "rotated-idle-streams-empty-packets": recipe(14, 1, 4, 12, 0, 1800, discards=0.04,
+                                                 rotations=0.03, empty_packets=0.7, api=2),
 }
 
 

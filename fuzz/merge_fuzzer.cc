@@ -9,8 +9,8 @@
 // streams with small time steps (ties across streams all the time), jumps past the compact header's
 // 27 bits, events at the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch
 // markers sit), and discarded events; maybe rotations (each trace a recording cut into chunks
-// by CtfWriter::Rotate, which leaves an idle stream's file empty where LTTng writes a packet
-// of no event: RotatedRecordingTest draws recordings with those); last, bytes flipped in the stream
+// by CtfWriter::Rotate, which leaves an idle stream's file empty or, as LTTng does, closes it
+// with a packet of no event); last, bytes flipped in the stream
 // files (errors mid-stream, events that go back in time, broken packet sizes). The trace is then
 // read:
 //   - merged, decoded in the caller's thread (the reference);
@@ -225,7 +225,9 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   const uint32_t traces = 1 + (shape / 24) % 2;
   const bool transform = (shape / 48) % 2 == 1;
   const bool plain_header = (shape / 96) % 2 == 1;  // perf's layout instead of LTTng's
-  // Op 252 rotates the trace of its stream: every trace is written as chunks (chunk-N).
+  // Ops 252 and 253 rotate the trace of its stream: every trace is written as chunks
+  // (chunk-N). A stream idle through the chunk leaves its file empty (252) or writes a
+  // packet of no event (253), the case where the inline merge once lost a chain's chunks.
   // Shapes 192 and up: no plain header then, and the transform (shapes 240 and up) maps
   // host "b" only, so that it changes nothing for their single trace.
   const bool rotating = shape >= 192;
@@ -246,6 +248,11 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
         *(*w)->AddEventClass("note", {{"s", ctf::FieldKind::kString}, {"v", ctf::FieldKind::kS64}});
     writers.push_back(std::move(w).value());
   }
+  // A rotated recording has every stream from the start, as LTTng has a file per CPU in
+  // every chunk: a stream may then have no event in its first chunks.
+  if (rotating)
+    for (uint32_t s = 0; s < streams; ++s)
+      if (!writers[s % traces]->SetDiscarded(s / traces, 0).ok()) return false;
   if (transform)
     out->options =
         ctf::ReaderOptions::ByHost({{"b", ClockTransform::FromLine(1.0001L, -50.0L, 5000)}});
@@ -262,9 +269,12 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
     ctf::CtfWriter& w = *writers[s % traces];
     const uint32_t ws = s / traces;  // the stream's index in its trace
     uint64_t& t = ts[s];
-    if (rotating && op == 252) {
+    if (rotating && (op == 252 || op == 253)) {
       const uint32_t i = s % traces;
-      if (!w.Rotate(out->dirs[i] + "/chunk-" + std::to_string(++chunks[i])).ok()) return false;
+      const auto idle = op == 252 ? ctf::CtfWriter::IdleStreams::kLeaveFileEmpty
+                                  : ctf::CtfWriter::IdleStreams::kWriteEmptyPacket;
+      if (!w.Rotate(out->dirs[i] + "/chunk-" + std::to_string(++chunks[i]), idle).ok())
+        return false;
       continue;
     }
     switch (op % 8) {

@@ -536,5 +536,86 @@ TEST(RotatedRecordingTest, ManyChunksReadLikeTheRecordingUnrotated) {
   }
 }
 
+// Rotate's kWriteEmptyPacket closes a stream idle through a chunk as LTTng closes an idle
+// CPU's: with one packet of no event. Stream 2 has no event until the last chunk, stream
+// 1 none in the middle one (where it loses 5 events): read merged on the caller's thread
+// and on one decoding thread, and scanned, the recording gives the same events and counts
+// as when the idle streams' files are left empty.
+TEST(RotatedRecordingTest, IdleStreamsClosedWithAnEmptyPacketReadLikeEmptyFiles) {
+  testing::TempDir tmp;
+  constexpr uint64_t kPacket = 512;
+  auto write = [&](const std::string& dir, CtfWriter::IdleStreams idle) {
+    TraceOptions o;
+    o.uuid = kUuid;
+    o.packet_size = kPacket;
+    auto w = CtfWriter::Create(dir + "/chunk-0", o);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    const uint32_t tick = *(*w)->AddEventClass("tick", {{"n", FieldKind::kU64}});
+    ASSERT_TRUE((*w)->SetDiscarded(2, 0).ok());  // made, and idle
+    uint64_t t = 1000, n = 0;
+    auto events = [&](std::initializer_list<uint32_t> streams, int count) {
+      for (int i = 0; i < count; ++i)
+        for (uint32_t s : streams) (*w)->Begin(s, tick, t += 3).U64(n++);
+    };
+    events({0, 1}, 50);
+    ASSERT_TRUE((*w)->Rotate(dir + "/chunk-1", idle).ok()) << (*w)->status().ToString();
+    ASSERT_TRUE((*w)->SetDiscarded(1, 5).ok());
+    events({0}, 30);
+    ASSERT_TRUE((*w)->Rotate(dir + "/chunk-2", idle).ok()) << (*w)->status().ToString();
+    events({0, 1, 2}, 40);
+    ASSERT_TRUE((*w)->Close().ok()) << (*w)->status().ToString();
+  };
+  const std::string empty_files = tmp.path() + "/empty-files";
+  const std::string empty_packets = tmp.path() + "/empty-packets";
+  write(empty_files, CtfWriter::IdleStreams::kLeaveFileEmpty);
+  write(empty_packets, CtfWriter::IdleStreams::kWriteEmptyPacket);
+  const std::string idle_files[] = {"/chunk-0/channel0_2", "/chunk-1/channel0_1",
+                                    "/chunk-1/channel0_2"};
+  for (const std::string& f : idle_files) {
+    EXPECT_EQ(std::filesystem::file_size(empty_files + f), 0u) << f;
+    EXPECT_EQ(std::filesystem::file_size(empty_packets + f), kPacket) << f;
+  }
+  // Each chunk alone: the idle stream's one packet holds no event.
+  for (const char* c : {"/chunk-0", "/chunk-1"}) {
+    uint64_t idle = 0;
+    for (const StreamStats& s : Scan({empty_packets + c})) {
+      if (s.events == 0) {
+        ++idle;
+        EXPECT_EQ(s.packets, 1u) << c << " " << s.path;
+      }
+    }
+    EXPECT_EQ(idle, c == std::string("/chunk-0") ? 1u : 2u) << c;
+  }
+  auto totals = [](const std::vector<StreamStats>& streams) {
+    std::array<uint64_t, 3> t = {};  // events, discarded, lost packets
+    for (const StreamStats& s : streams) {
+      t[0] += s.events;
+      t[1] += s.discarded_events;
+      t[2] += s.lost_packets;
+    }
+    return t;
+  };
+  for (unsigned threads : {0u, 1u}) {
+    SCOPED_TRACE(threads);
+    const Read want = ReadMerged({empty_files}, threads);
+    const Read got = ReadMerged({empty_packets}, threads);
+    EXPECT_EQ(want.events, 50u * 2 + 30 + 40 * 3);
+    EXPECT_EQ(got.events, want.events);
+    // The same loss, but dated by the packet that reports it: the empty packet, stamped
+    // at stream 1's last event (1300), against the next chunk's first packet.
+    ASSERT_EQ(got.discarded.size(), 1u);
+    ASSERT_EQ(want.discarded.size(), 1u);
+    EXPECT_EQ(got.discarded[0][1], 5u);
+    EXPECT_EQ(want.discarded[0][1], 5u);
+    EXPECT_EQ(got.discarded[0][0], want.discarded[0][0]);
+    EXPECT_EQ(got.discarded[0][2], 1300u);
+    EXPECT_EQ(got.discarded[0][3], 1300u);
+    EXPECT_GT(want.discarded[0][3], 1300u);
+    EXPECT_EQ(totals(got.streams), totals(want.streams));
+    EXPECT_EQ(totals(got.streams)[2], 0u) << "no packet seen missing";
+  }
+  EXPECT_EQ(totals(Scan({empty_packets})), totals(Scan({empty_files})));
+}
+
 }  // namespace
 }  // namespace causeway::ctf

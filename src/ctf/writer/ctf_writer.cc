@@ -298,6 +298,7 @@ void CtfWriter::Fail(Status st) {
 
 Status CtfWriter::OpenStreamFile(Stream& s) {
   s.path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, s.index);
+  s.chunk_first_seq_num = s.seq_num;
   s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (s.fd >= 0) return Status::Ok();
   io_failed_ = true;
@@ -691,7 +692,7 @@ Status CtfWriter::Close() {
   return WriteMetadata();
 }
 
-Status CtfWriter::Rotate(const std::string& dir) {
+Status CtfWriter::Rotate(const std::string& dir, IdleStreams idle) {
   auto fail = [&](Status st) {
     st = std::move(st).WithContext(fmt::format("Cannot rotate the trace to dir={}", dir));
     Fail(st);
@@ -714,12 +715,21 @@ Status CtfWriter::Rotate(const std::string& dir) {
   for (auto& sp : streams_) {
     if (!sp) continue;
     Stream& s = *sp;
-    // A packet with events ends this chunk. An open packet without events goes on into
-    // the next chunk, and a discarded total not yet reported is reported by the next
-    // chunk's first packet, as LTTng's would be. A stream with no packet in this chunk
-    // leaves its file empty (readers skip empty stream files): an empty packet stamped
-    // now could sort before its predecessor's last packet when the chunks are merged.
-    if (s.packet_open && s.packet_events > 0) (void)FlushPacket(s);
+    // A packet with events ends this chunk. Otherwise an open packet without events goes
+    // on into the next chunk, and a discarded total not yet reported is reported by the
+    // next chunk's first packet, as LTTng's would be; or, when a stream idle through the
+    // chunk writes an empty packet, they end it. Not stamped now: stamped now, it could
+    // sort after the stream's next packet (stream clocks need not agree).
+    if (s.packet_open && s.packet_events > 0) {
+      (void)FlushPacket(s);
+    } else if (idle == IdleStreams::kWriteEmptyPacket && s.seq_num == s.chunk_first_seq_num) {
+      const uint64_t stamp = s.has_ts ? s.last_ts : 0;
+      if (s.packet_open)
+        s.packet_begin_ts = stamp;  // may be a dropped event's time
+      else
+        OpenPacket(s, stamp);
+      (void)FlushPacket(s);
+    }
     CloseStreamFile(s);
   }
   if (Status st = WriteMetadata(); !st.ok()) return st;

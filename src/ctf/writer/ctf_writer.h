@@ -150,6 +150,7 @@ struct Stream {
   uint64_t packet_begin_ts = 0;
   uint64_t packet_events = 0;
   uint64_t seq_num = 0;
+  uint64_t chunk_first_seq_num = 0;  // seq_num when this chunk's file was opened
   uint64_t discarded = 0;
   std::string path;
 };
@@ -310,11 +311,18 @@ class CtfWriter {
   // Ends this chunk of a rotated recording, as `lttng rotate` does, and goes on in `dir`:
   // every stream's packet with events is flushed, the chunk's metadata is written, and the
   // stream files are reopened under `dir` (which must not exist or be empty) with the same
-  // names. A stream with no packet in a chunk leaves its file there empty. The chunks
-  // share the trace UUID; packet sequence numbers and discarded totals go on across them,
-  // so a reader given every chunk reads one recording. Fails (sticky, as every error)
-  // while an event is being written.
-  Status Rotate(const std::string& dir);
+  // names. The chunks share the trace UUID; packet sequence numbers and discarded totals
+  // go on across them, so a reader given every chunk reads one recording. Fails (sticky,
+  // as every error) while an event is being written.
+  //
+  // A stream with no packet in the chunk ends it as `idle` says: kLeaveFileEmpty leaves
+  // its file there empty (readers skip empty stream files); kWriteEmptyPacket writes one
+  // packet of no event, as LTTng does for a CPU idle through a chunk, stamped at the
+  // stream's last event (0 before its first), so that it never sorts before the stream's
+  // earlier packets when the chunks are chained. A discarded total not yet reported is
+  // reported by that packet, so the loss is dated to the stream's last event.
+  enum class IdleStreams : uint8_t { kLeaveFileEmpty, kWriteEmptyPacket };
+  Status Rotate(const std::string& dir, IdleStreams idle = IdleStreams::kLeaveFileEmpty);
 
   // Writes `metadata` now, for the event classes declared so far (Close() rewrites it).
   // A recorder calls it before the first event, so that a trace cut short by a crash is
