@@ -227,7 +227,8 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   const bool plain_header = (shape / 96) % 2 == 1;  // perf's layout instead of LTTng's
   // Ops 252 and 253 rotate the trace of its stream: every trace is written as chunks
   // (chunk-N). A stream idle through the chunk leaves its file empty (252) or writes a
-  // packet of no event (253), the case where the inline merge once lost a chain's chunks.
+  // packet of no event up to the cut (253), the case where the inline merge once lost a
+  // chain's chunks.
   // Shapes 192 and up: no plain header then, and the transform (shapes 240 and up) maps
   // host "b" only, so that it changes nothing for their single trace.
   const bool rotating = shape >= 192;
@@ -275,6 +276,13 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
                                   : ctf::CtfWriter::IdleStreams::kWriteEmptyPacket;
       if (!w.Rotate(out->dirs[i] + "/chunk-" + std::to_string(++chunks[i]), idle).ok())
         return false;
+      if (op == 253) {
+        // An idle stream's clock moved on to the cut (the trace's latest event): so do
+        // all the trace's streams, as in a recording cut at one time.
+        uint64_t cut = 0;
+        for (uint32_t j = i; j < streams; j += traces) cut = std::max(cut, ts[j]);
+        for (uint32_t j = i; j < streams; j += traces) ts[j] = cut;
+      }
       continue;
     }
     switch (op % 8) {

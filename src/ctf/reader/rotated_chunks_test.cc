@@ -601,16 +601,17 @@ TEST(RotatedRecordingTest, IdleStreamsClosedWithAnEmptyPacketReadLikeEmptyFiles)
     const Read got = ReadMerged({empty_packets}, threads);
     EXPECT_EQ(want.events, 50u * 2 + 30 + 40 * 3);
     EXPECT_EQ(got.events, want.events);
-    // The same loss, but dated by the packet that reports it: the empty packet, stamped
-    // at stream 1's last event (1300), against the next chunk's first packet.
+    // The same loss, but dated by the packet that reports it: the empty packet, from
+    // stream 1's last event (1300) to the cut (stream 0's last event in chunk 1, 1390),
+    // against the next chunk's first packet.
     ASSERT_EQ(got.discarded.size(), 1u);
     ASSERT_EQ(want.discarded.size(), 1u);
     EXPECT_EQ(got.discarded[0][1], 5u);
     EXPECT_EQ(want.discarded[0][1], 5u);
     EXPECT_EQ(got.discarded[0][0], want.discarded[0][0]);
     EXPECT_EQ(got.discarded[0][2], 1300u);
-    EXPECT_EQ(got.discarded[0][3], 1300u);
-    EXPECT_GT(want.discarded[0][3], 1300u);
+    EXPECT_EQ(got.discarded[0][3], 1390u);
+    EXPECT_GT(want.discarded[0][3], 1390u);
     EXPECT_EQ(totals(got.streams), totals(want.streams));
     EXPECT_EQ(totals(got.streams)[2], 0u) << "no packet seen missing";
   }

@@ -354,9 +354,9 @@ void CtfWriter::OpenPacket(Stream& s, uint64_t begin_ts) {
   s.discard_pending = false;
 }
 
-Status CtfWriter::FlushPacket(Stream& s) {
+Status CtfWriter::FlushPacket(Stream& s, uint64_t empty_end_ts) {
   uint8_t* p = s.buf.get();
-  uint64_t end_ts = s.packet_events ? s.last_ts : s.packet_begin_ts;
+  uint64_t end_ts = s.packet_events ? s.last_ts : std::max(s.packet_begin_ts, empty_end_ts);
   Store<uint64_t>(p + wi::kOffTsBegin, s.packet_begin_ts);
   Store<uint64_t>(p + wi::kOffTsEnd, end_ts);
   Store<uint64_t>(p + wi::kOffContentSize, uint64_t{s.pos} * 8);
@@ -681,7 +681,10 @@ Status CtfWriter::Close() {
       s.builder_open = false;
     }
     // An empty packet: a new total to report, or a stream that has written nothing (in a
-    // later chunk of a rotated recording, an idle stream's file stays empty, see Rotate).
+    // later chunk of a rotated recording, an idle stream's file stays empty unless the
+    // last Rotate wrote empty packets: then the last chunk ends as it did).
+    if (idle_ == IdleStreams::kWriteEmptyPacket && !(s.packet_open && s.packet_events > 0))
+      EndIdleChunk(s, max_ts);
     if (!s.packet_open && (s.discard_pending || s.seq_num == opts_.first_packet_seq_num))
       OpenPacket(s, s.has_ts ? s.last_ts : max_ts);
     if (s.packet_open) (void)FlushPacket(s);
@@ -690,6 +693,23 @@ Status CtfWriter::Close() {
   }
 
   return WriteMetadata();
+}
+
+void CtfWriter::EndIdleChunk(Stream& s, uint64_t cut) {
+  if (s.seq_num != s.chunk_first_seq_num) return;  // it wrote a packet in this chunk
+  // Stamped from the stream's last event (the chunk's start before its first) to the cut,
+  // as LTTng stamps an idle CPU's: its next packet then begins after this one, which keeps
+  // the stream's packets in order when a reader (babeltrace2) sorts a stream's chunks by
+  // timestamp_begin. The stream's clock moves on to the cut.
+  const uint64_t begin = s.has_ts ? s.last_ts : chunk_begin_ts_;
+  const uint64_t end = std::max(begin, cut);
+  if (s.packet_open)
+    s.packet_begin_ts = begin;  // may be a dropped event's time
+  else
+    OpenPacket(s, begin);
+  (void)FlushPacket(s, end);
+  s.last_ts = end;
+  s.has_ts = true;
 }
 
 Status CtfWriter::Rotate(const std::string& dir, IdleStreams idle) {
@@ -712,28 +732,27 @@ Status CtfWriter::Rotate(const std::string& dir, IdleStreams idle) {
   } else if (fs::create_directories(dir, ec); ec) {
     return fail(IoError(fmt::format("cannot create it: {}", ec.message())));
   }
+  // The time of the cut, as far as the writer knows it: its latest event.
+  uint64_t cut = chunk_begin_ts_;
+  for (auto& sp : streams_)
+    if (sp && sp->has_ts) cut = std::max(cut, sp->last_ts);
   for (auto& sp : streams_) {
     if (!sp) continue;
     Stream& s = *sp;
     // A packet with events ends this chunk. Otherwise an open packet without events goes
     // on into the next chunk, and a discarded total not yet reported is reported by the
-    // next chunk's first packet, as LTTng's would be; or, when a stream idle through the
-    // chunk writes an empty packet, they end it. Not stamped now: stamped now, it could
-    // sort after the stream's next packet (stream clocks need not agree).
-    if (s.packet_open && s.packet_events > 0) {
+    // next chunk's first packet, as LTTng's would be; or a stream idle through the chunk
+    // ends it with an empty packet (EndIdleChunk).
+    if (s.packet_open && s.packet_events > 0)
       (void)FlushPacket(s);
-    } else if (idle == IdleStreams::kWriteEmptyPacket && s.seq_num == s.chunk_first_seq_num) {
-      const uint64_t stamp = s.has_ts ? s.last_ts : 0;
-      if (s.packet_open)
-        s.packet_begin_ts = stamp;  // may be a dropped event's time
-      else
-        OpenPacket(s, stamp);
-      (void)FlushPacket(s);
-    }
+    else if (idle == IdleStreams::kWriteEmptyPacket)
+      EndIdleChunk(s, cut);
     CloseStreamFile(s);
   }
   if (Status st = WriteMetadata(); !st.ok()) return st;
   dir_ = dir;
+  chunk_begin_ts_ = cut;
+  idle_ = idle;
   for (auto& sp : streams_) {
     if (!sp) continue;
     if (Status st = OpenStreamFile(*sp); !st.ok()) {

@@ -317,10 +317,11 @@ class CtfWriter {
   //
   // A stream with no packet in the chunk ends it as `idle` says: kLeaveFileEmpty leaves
   // its file there empty (readers skip empty stream files); kWriteEmptyPacket writes one
-  // packet of no event, as LTTng does for a CPU idle through a chunk, stamped at the
-  // stream's last event (0 before its first), so that it never sorts before the stream's
-  // earlier packets when the chunks are chained. A discarded total not yet reported is
-  // reported by that packet, so the loss is dated to the stream's last event.
+  // packet of no event, as LTTng does for a CPU idle through a chunk, stamped from the
+  // stream's last event to the time of the cut (the writer's latest event on any stream),
+  // with a discarded total not yet reported. The stream's clock then moves on to the cut:
+  // its later events may not be earlier. Close() ends the last chunk as the last Rotate
+  // ended its own.
   enum class IdleStreams : uint8_t { kLeaveFileEmpty, kWriteEmptyPacket };
   Status Rotate(const std::string& dir, IdleStreams idle = IdleStreams::kLeaveFileEmpty);
 
@@ -395,7 +396,11 @@ class CtfWriter {
   Status OpenStreamFile(writer_internal::Stream& s);
   void CloseStreamFile(writer_internal::Stream& s);
   void OpenPacket(writer_internal::Stream& s, uint64_t begin_ts);
-  Status FlushPacket(writer_internal::Stream& s);
+  // A packet of no event ends at `empty_end_ts` when that is later than its start.
+  Status FlushPacket(writer_internal::Stream& s, uint64_t empty_end_ts = 0);
+  // Ends the chunk of a stream that wrote no packet in it with an empty packet up to `cut`
+  // (Rotate's IdleStreams::kWriteEmptyPacket).
+  void EndIdleChunk(writer_internal::Stream& s, uint64_t cut);
   void Fail(Status st);  // records the first error
   std::string MetadataText() const;
 
@@ -410,6 +415,10 @@ class CtfWriter {
   Status status_;
   bool io_failed_ = false;
   bool closed_ = false;
+  // Rotate: how the last one ended idle streams (Close ends the last chunk alike), and the
+  // time of its cut (the writer's latest event then).
+  IdleStreams idle_ = IdleStreams::kLeaveFileEmpty;
+  uint64_t chunk_begin_ts_ = 0;
   uint64_t events_flushed_ = 0;  // in flushed packets
   uint64_t bytes_flushed_ = 0;
   uint32_t ctx_size_ = 0;      // bytes of the stream event context
