@@ -76,6 +76,8 @@ struct BufferedStream::Ring {
   // its alone.
   std::atomic<bool> busy{false};
   std::atomic<bool> done{false};  // the last batch is published
+  // The merge has gone on to the next chunk: this ring's bytes and batches are freed.
+  std::atomic<bool> released{false};
   // Batches published by the fillers and released by the merge; a batch may be filled
   // while produced - consumed < kRingBatches.
   alignas(64) std::atomic<uint64_t> produced{0};
@@ -173,7 +175,14 @@ void DecodePipeline::Run(size_t first_ring) {
 bool DecodePipeline::TryFill(BufferedStream::Ring* r) {
   if (r->busy.load(std::memory_order_relaxed) || r->done.load(std::memory_order_acquire))
     return false;
-  if (r->after && !r->after->done.load(std::memory_order_acquire)) return false;
+  if (const BufferedStream::Ring* before = r->after) {
+    if (!before->done.load(std::memory_order_acquire)) return false;
+    // One chunk decoded ahead of the one the merge reads, no more: a ring that is done
+    // holds its bytes and batches until the merge has read them, and the fillers would
+    // otherwise decode a rotated recording's chunks far ahead (30 MB held in a recording
+    // of 100 chunks of 2 MB, heaptrack), holding memory that grows with the recording.
+    if (before->after && !before->after->released.load(std::memory_order_acquire)) return false;
+  }
   if (r->produced.load(std::memory_order_relaxed) - r->consumed.load(std::memory_order_acquire) >=
       kRingBatches)
     return false;
@@ -471,6 +480,8 @@ uint32_t DecodePipeline::JoinSuccessor(uint32_t s, Status* status) {
       std::vector<DecodedExtra>().swap(b.extras);
       std::vector<uint64_t>().swap(b.slots);
     }
+    ring.released.store(true, std::memory_order_release);
+    WakeWorkers();  // the chunk after the next may be decoded now
     s = successors_[s];
     if (s == kNoSuccessor) return s;
     BufferedStream& next = *streams_[s];

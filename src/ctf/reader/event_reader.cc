@@ -52,10 +52,11 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
                                                          const ReaderOptions& options) {
   auto r = std::unique_ptr<EventReader>(new EventReader());
   if (paths.empty()) return InvalidArgument("no trace directory given");
+  MetadataCache metadata;  // the chunks of a rotated recording share theirs
   for (const auto& p : paths) {
     ASSIGN_OR_RETURN(std::vector<std::string> dirs, FindTraceDirs(p));
     for (const auto& d : dirs) {
-      ASSIGN_OR_RETURN(std::unique_ptr<Trace> t, Trace::Open(d));
+      ASSIGN_OR_RETURN(std::unique_ptr<Trace> t, Trace::Open(d, &metadata));
       if (options.use_trace && !options.use_trace(*t)) {
         r->skipped_traces_.push_back(t->dir());
         continue;

@@ -133,7 +133,8 @@ class alignas(64) StreamCursor {
     const uint64_t* slots[4] = {};  // null when the class's slots are not static
   };
   // Indexed by EventPlan::index * 2 + option (0 compact, 1 extended); `plan` is set for
-  // every class of the stream's class. Empty before the first packet; never moves after.
+  // every class of the stream's class. Empty before the first packet; never moves after,
+  // until ReleaseBuffers().
   const StaticLayout* static_layouts() const { return static_layouts_.data(); }
   // For the record NextNotingLayout() just returned: its header start in bits when the
   // decoder's static path, or its steps for a body that a string ends, decoded it (its
@@ -183,12 +184,16 @@ class alignas(64) StreamCursor {
     release_limited_ = true;
     release_limit_ = offset;
   }
-  // Frees the bytes held, once the stream has ended and nobody reads its events any more
-  // (the decoding pipeline, whose cursors keep them for the merge; an inline read frees
-  // them at the end by itself).
+  // Frees the bytes held and the static layouts, once the stream has ended and nobody
+  // reads its events any more (the decoding pipeline, whose cursors keep them for the
+  // merge; an inline read frees them at the end by itself). The layouts' slots take some
+  // 16 KB per LTTng kernel stream: a recording of many rotated chunks holds a cursor per
+  // stream file of every chunk.
   void ReleaseBuffers() {
     chunks_.clear();
     spare_.clear();
+    std::vector<StaticLayout>().swap(static_layouts_);
+    std::vector<uint64_t>().swap(static_slots_);
   }
 
  private:

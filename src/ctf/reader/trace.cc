@@ -13,7 +13,24 @@ namespace causeway::ctf {
 
 namespace fs = std::filesystem;
 
-StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir) {
+StatusOr<std::shared_ptr<const MetadataCache::Compiled>> MetadataCache::Get(
+    std::string text, const std::string& dir) {
+  if (auto it = by_text_.find(text); it != by_text_.end()) return it->second;
+  auto parsed = ParseTsdl(text);
+  if (!parsed.ok())
+    return parsed.status().WithContext(fmt::format("Cannot parse metadata: file={}/metadata", dir));
+  auto c = std::make_shared<Compiled>();
+  c->trace_class = std::make_unique<TraceClass>(std::move(parsed).value());
+  auto plan = CompileTracePlan(*c->trace_class);
+  if (!plan.ok())
+    return plan.status().WithContext(fmt::format("Cannot compile metadata: file={}/metadata", dir));
+  c->plan = std::move(plan).value();
+  std::shared_ptr<const Compiled> shared = std::move(c);
+  by_text_.emplace(std::move(text), shared);
+  return shared;
+}
+
+StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir, MetadataCache* cache) {
   auto t = std::unique_ptr<Trace>(new Trace());
   t->dir_ = dir;
   std::error_code ec;
@@ -21,14 +38,10 @@ StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir) {
     return NotFound(fmt::format("Cannot open trace: {} is not a directory", dir));
   auto text = ReadMetadataText(dir);
   if (!text.ok()) return text.status().WithContext(fmt::format("Cannot open trace: path={}", dir));
-  auto parsed = ParseTsdl(*text);
-  if (!parsed.ok())
-    return parsed.status().WithContext(fmt::format("Cannot parse metadata: file={}/metadata", dir));
-  t->class_ = std::make_unique<TraceClass>(std::move(parsed).value());
-  auto plan = CompileTracePlan(*t->class_);
-  if (!plan.ok())
-    return plan.status().WithContext(fmt::format("Cannot compile metadata: file={}/metadata", dir));
-  t->plan_ = std::move(plan).value();
+  MetadataCache own;
+  auto compiled = (cache ? cache : &own)->Get(std::move(text).value(), dir);
+  if (!compiled.ok()) return compiled.status();
+  t->compiled_ = std::move(compiled).value();
 
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
@@ -39,8 +52,8 @@ StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir) {
   if (ec) return IoError(fmt::format("Cannot list trace directory {}: {}", dir, ec.message()));
   std::sort(t->stream_paths_.begin(), t->stream_paths_.end());
 
-  t->hostname_ = t->class_->EnvString("hostname");
-  if (t->hostname_.empty()) t->hostname_ = t->class_->EnvString("host");
+  t->hostname_ = t->trace_class().EnvString("hostname");
+  if (t->hostname_.empty()) t->hostname_ = t->trace_class().EnvString("host");
   if (t->hostname_.empty()) t->hostname_ = fs::path(dir).lexically_normal().filename().string();
   return t;
 }

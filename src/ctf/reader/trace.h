@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -11,15 +12,35 @@
 
 namespace causeway::ctf {
 
+// Parsed metadata and its compiled plans, shared by the traces whose metadata text is the
+// same: the chunks of a rotated recording (one per `lttng rotate`, hundreds in a long
+// session) each carry a copy of the same metadata, which would otherwise be parsed and
+// compiled, and held, once per chunk.
+class MetadataCache {
+ public:
+  struct Compiled {
+    std::unique_ptr<TraceClass> trace_class;
+    std::unique_ptr<TracePlan> plan;  // points into trace_class: declared after it
+  };
+  // The compiled form of `text`, compiled now unless a trace with the same text was.
+  StatusOr<std::shared_ptr<const Compiled>> Get(std::string text, const std::string& dir);
+  size_t size() const { return by_text_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::shared_ptr<const Compiled>> by_text_;
+};
+
 class Trace {
  public:
-  // Reads `dir`/metadata (plain or packetized), compiles the decoding plans and lists the
-  // stream files (every non-empty regular file but `metadata` and hidden files).
-  static StatusOr<std::unique_ptr<Trace>> Open(const std::string& dir);
+  // Reads `dir`/metadata (plain or packetized), compiles the decoding plans (or takes them
+  // from `cache`, when given) and lists the stream files (every non-empty regular file but
+  // `metadata` and hidden files).
+  static StatusOr<std::unique_ptr<Trace>> Open(const std::string& dir,
+                                               MetadataCache* cache = nullptr);
 
   const std::string& dir() const { return dir_; }
-  const TraceClass& trace_class() const { return *class_; }
-  const TracePlan& plan() const { return *plan_; }
+  const TraceClass& trace_class() const { return *compiled_->trace_class; }
+  const TracePlan& plan() const { return *compiled_->plan; }
   const std::vector<std::string>& stream_paths() const { return stream_paths_; }
   // env.hostname (LTTng) or env.host (perf), else the directory name.
   const std::string& hostname() const { return hostname_; }
@@ -30,8 +51,7 @@ class Trace {
  private:
   std::string dir_;
   std::string hostname_;
-  std::unique_ptr<TraceClass> class_;
-  std::unique_ptr<TracePlan> plan_;
+  std::shared_ptr<const MetadataCache::Compiled> compiled_;
   std::vector<std::string> stream_paths_;
 };
 
