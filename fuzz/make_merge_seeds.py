@@ -31,8 +31,9 @@ def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0
     """rotations: the share of ops that rotate; empty_packets: the share of those that close
     an idle stream's file with a packet of no event (op 253) rather than leave it empty."""
     rng = random.Random(seed)
-    # Rotations (shape 192 and up) leave out the clock transform and the plain header.
-    assert not rotations or not (transform or plain)
+    # Rotations (shape 192 and up) leave out the clock transform and the plain header, and
+    # the clock's end (its ops may be 253, a rotation in a recipe that rotates).
+    assert not rotations or not (transform or plain or clock_end_from is not None)
     shape = streams - 1 + 24 * (traces - 1) + 48 * transform + 96 * plain + 192 * (rotations > 0)
     # api: how the pipelined read takes the events (0 Next(), 1 ForEach, 2 both in turn).
     out = bytearray([threads - 1, batch - 1 + 16 * api, shape, packet_shift + 4 * offset_ns,

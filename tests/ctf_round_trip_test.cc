@@ -219,9 +219,10 @@ TEST(CtfRoundTripTest, UstTraceWithContextAndDiscardedEventsReadsTheSame) {
   EXPECT_GT(ours.discarded_records, 0u);
 }
 
-// A recording rotated twice (CtfWriter::Rotate, as `lttng rotate` cuts one): three chunks
-// that share the UUID, with discarded events before, at and after the chunk boundaries and
-// a stream that writes nothing in the middle chunk, and one in the last. babeltrace2 merges
+// A recording rotated three times (CtfWriter::Rotate, as `lttng rotate` cuts one): four
+// chunks that share the UUID, one of no event, with discarded events before, at and after
+// the chunk boundaries, a stream that writes nothing in the third chunk and one in the
+// last. babeltrace2 merges
 // the chunks into one trace; both readers print the same events and count each discarded
 // event once, whether an idle stream leaves its file empty or, as LTTng's idle CPUs do,
 // closes the chunk with a packet of no event.
@@ -250,6 +251,9 @@ void ExpectRotatedRecordingReadsAsOneInBothReaders(ctf::CtfWriter::IdleStreams i
   write(0, 30);
   discard(1, 9);  // just before the boundary: reported by the next chunk's first packet
   ASSERT_TRUE((*w)->Rotate(root + "/archives/chunk-1/kernel", idle).ok());
+  // Chunk 1 has no event: with empty packets, streams 1 and 2 end it with one up to the
+  // cut (stream 1 reporting its total there); stream 0, whose event was the last, with none.
+  ASSERT_TRUE((*w)->Rotate(root + "/archives/chunk-1a/kernel", idle).ok());
   write(1, 50);
   write(0, 20);
   discard(0, 3);  // stream 2 writes nothing in this chunk
@@ -269,9 +273,10 @@ void ExpectRotatedRecordingReadsAsOneInBothReaders(ctf::CtfWriter::IdleStreams i
   EXPECT_EQ(ours.lines.size(), written);
   ExpectSameLines(ours.lines, SplitLines(bt.out));
 
-  // 3 chunks of 3 streams, but for the empty files of stream 2 in chunk 1 and of stream 1
-  // in chunk 2 (idle there), which both readers skip; with empty packets, all 9.
-  ASSERT_EQ(ours.streams.size(), idle == ctf::CtfWriter::IdleStreams::kWriteEmptyPacket ? 9u : 7u);
+  // 3 chunks of 3 streams, but for the empty files of stream 2 in chunk 1a and of stream 1
+  // in chunk 2 (idle there), which both readers skip, and the chunk of no event; with empty
+  // packets, all 9 and two in the chunk of no event.
+  ASSERT_EQ(ours.streams.size(), idle == ctf::CtfWriter::IdleStreams::kWriteEmptyPacket ? 11u : 7u);
   uint64_t ours_discarded = 0, early = 0, missing = 0;
   for (const auto& s : ours.streams) {
     ours_discarded += s.discarded_events;

@@ -76,7 +76,8 @@ struct BufferedStream::Ring {
   // its alone.
   std::atomic<bool> busy{false};
   std::atomic<bool> done{false};  // the last batch is published
-  // The merge has gone on to the next chunk: this ring's bytes and batches are freed.
+  // The merge has taken this ring's last batch (JoinSuccessor; not set for the last chunk
+  // of a chain): its bytes and batches are freed.
   std::atomic<bool> released{false};
   // Batches published by the fillers and released by the merge; a batch may be filled
   // while produced - consumed < kRingBatches.

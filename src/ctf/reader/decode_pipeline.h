@@ -141,9 +141,10 @@ class DecodePipeline {
   // the automatic size (see ReaderOptions::decode_batch_events). `successors` (empty, or
   // one per cursor, kNoSuccessor for none): the stream that goes on from each in the next
   // chunk of a rotated recording (EventReader::LinkChunks). Such a stream is decoded once
-  // its predecessor is, and joins the merge when that one ends, its events all coming
-  // after; the one that ended gives its memory back. So a recording of many chunks holds
-  // the memory of about as many streams as one chunk has.
+  // its predecessor is and the merge has gone past the stream before that (one chunk
+  // decoded ahead, no more), and joins the merge when its predecessor ends, its events all
+  // coming after; the one that ended gives its memory back. So a recording of many chunks
+  // holds the memory of about twice as many streams as one chunk has.
   static constexpr uint32_t kNoSuccessor = UINT32_MAX;
   DecodePipeline(const std::vector<StreamCursor*>& cursors, unsigned threads,
                  uint32_t batch_events = 0, const std::vector<uint32_t>& successors = {});

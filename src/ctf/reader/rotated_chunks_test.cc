@@ -13,6 +13,7 @@ extern "C" size_t __sanitizer_get_current_allocated_bytes();
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -545,8 +546,8 @@ TEST(RotatedRecordingTest, ManyChunksReadLikeTheRecordingUnrotated) {
 // Rotate's kWriteEmptyPacket closes a stream idle through a chunk as LTTng closes an idle
 // CPU's: with one packet of no event. Stream 2 has no event until the last chunk, stream
 // 1 none in the middle one (where it loses 5 events): read merged on the caller's thread
-// and on one decoding thread, and scanned, the recording gives the same events and counts
-// as when the idle streams' files are left empty.
+// and on one decoding thread, and scanned, the recording gives as many events, and the
+// same counts, as when the idle streams' files are left empty.
 TEST(RotatedRecordingTest, IdleStreamsClosedWithAnEmptyPacketReadLikeEmptyFiles) {
   testing::TempDir tmp;
   constexpr uint64_t kPacket = 512;
@@ -614,7 +615,11 @@ TEST(RotatedRecordingTest, IdleStreamsClosedWithAnEmptyPacketReadLikeEmptyFiles)
     ASSERT_EQ(want.discarded.size(), 1u);
     EXPECT_EQ(got.discarded[0][1], 5u);
     EXPECT_EQ(want.discarded[0][1], 5u);
-    EXPECT_EQ(got.discarded[0][0], want.discarded[0][0]);
+    // Stream 1, in the chunk whose packet reports the loss (1 with empty packets, 2 else).
+    EXPECT_EQ(std::filesystem::path(got.streams[got.discarded[0][0]].path).filename(),
+              "channel0_1");
+    EXPECT_EQ(std::filesystem::path(want.streams[want.discarded[0][0]].path).filename(),
+              "channel0_1");
     EXPECT_EQ(got.discarded[0][2], 1300u);
     EXPECT_EQ(got.discarded[0][3], 1390u);
     EXPECT_GT(want.discarded[0][3], 1390u);
@@ -636,8 +641,10 @@ size_t AllocatedBytes() {
 
 // Reading a recording of many chunks holds about what reading it unrotated does: the
 // decoding threads decode one chunk ahead of the merge, not the whole recording ahead, and
-// a chunk's bytes, batches and static layouts go once the merge is past it. 48 chunks of 4
-// streams, 64 KB each: decoded ahead without bound, they held about 12 MB more.
+// a chunk's bytes and batches go once the merge is past it. 48 chunks of 4 streams, about
+// 40 KB each: decoded ahead without bound, they held 21.9 MB against 4.1 MB unrotated.
+// (The static layouts freed with the bytes are a few bytes for this one event class; they
+// weigh on LTTng kernel traces: src/ctf/reader/README.md.)
 TEST(RotatedRecordingTest, ManyChunksHoldAboutWhatTheRecordingUnrotatedHolds) {
   testing::TempDir tmp;
   constexpr uint32_t kStreams = 4, kChunks = 48, kEventsPerStreamAndChunk = 2000;
@@ -659,6 +666,15 @@ TEST(RotatedRecordingTest, ManyChunksHoldAboutWhatTheRecordingUnrotatedHolds) {
     }
     ASSERT_TRUE((*w)->Close().ok());
   };
+  {
+    // The count must see an allocation (a sanitizer with an allocator of its own but no
+    // count would make the test pass without measuring anything).
+    const size_t before = AllocatedBytes();
+    auto probe = std::make_unique<std::array<char, 1 << 20>>();
+    probe->fill(1);
+    if (AllocatedBytes() < before + (1 << 20))
+      GTEST_SKIP() << "Skipped: this build's allocator does not report the heap in use";
+  }
   write(tmp.path() + "/whole", false);
   write(tmp.path() + "/rotated", true);
   // The most heap in use while reading, above what was in use before the open.

@@ -24,7 +24,6 @@ class MetadataCache {
   };
   // The compiled form of `text`, compiled now unless a trace with the same text was.
   StatusOr<std::shared_ptr<const Compiled>> Get(std::string text, const std::string& dir);
-  size_t size() const { return by_text_.size(); }
 
  private:
   std::unordered_map<std::string, std::shared_ptr<const Compiled>> by_text_;

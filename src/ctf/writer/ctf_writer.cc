@@ -424,6 +424,8 @@ CtfWriter::EventBuilder CtfWriter::BeginImpl(uint32_t stream, uint32_t event_cla
         fmt::format("timestamp goes backwards on this stream (previous event at {})", s.last_ts)));
 
   const EventClassInfo& c = classes_[event_class_id];
+  if (!s.has_ts && !rotated_)  // the recording's start, for an idle stream's first chunk
+    first_ts_ = std::min(first_ts_, timestamp);
   uint64_t baseline = s.has_ts ? s.last_ts : timestamp;
   bool compact = event_class_id < wi::kExtendedId && timestamp - baseline <= wi::kTs27Mask;
   size_t need = (plain_header_ ? wi::kPlainHeader
@@ -700,9 +702,13 @@ void CtfWriter::EndIdleChunk(Stream& s, uint64_t cut) {
   // Stamped from the stream's last event (the chunk's start before its first) to the cut,
   // as LTTng stamps an idle CPU's: its next packet then begins after this one, which keeps
   // the stream's packets in order when a reader (babeltrace2) sorts a stream's chunks by
-  // timestamp_begin. The stream's clock moves on to the cut.
-  const uint64_t begin = s.has_ts ? s.last_ts : chunk_begin_ts_;
-  const uint64_t end = std::max(begin, cut);
+  // timestamp_begin. The stream's clock moves on to the cut. When no time passed for it
+  // (no event of the chunk is later than its last), a packet would begin when its next
+  // one does, a tie babeltrace2 may order either way: its file stays empty instead.
+  const uint64_t chunk_begin = rotated_ ? chunk_begin_ts_ : std::min(first_ts_, cut);
+  const uint64_t begin = s.has_ts ? s.last_ts : chunk_begin;
+  if (cut <= begin) return;
+  const uint64_t end = cut;
   if (s.packet_open)
     s.packet_begin_ts = begin;  // may be a dropped event's time
   else
@@ -752,6 +758,7 @@ Status CtfWriter::Rotate(const std::string& dir, IdleStreams idle) {
   if (Status st = WriteMetadata(); !st.ok()) return st;
   dir_ = dir;
   chunk_begin_ts_ = cut;
+  rotated_ = true;
   idle_ = idle;
   for (auto& sp : streams_) {
     if (!sp) continue;

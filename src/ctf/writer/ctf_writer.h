@@ -316,11 +316,14 @@ class CtfWriter {
   // as every error) while an event is being written.
   //
   // A stream with no packet in the chunk ends it as `idle` says: kLeaveFileEmpty leaves
-  // its file there empty (readers skip empty stream files); kWriteEmptyPacket writes one
-  // packet of no event, as LTTng does for a CPU idle through a chunk, stamped from the
-  // stream's last event to the time of the cut (the writer's latest event on any stream),
-  // with a discarded total not yet reported. The stream's clock then moves on to the cut:
-  // its later events may not be earlier. Close() ends the last chunk as the last Rotate
+  // its file there empty (readers skip empty stream files); kWriteEmptyPacket writes a
+  // packet of no event (after the empty packet reporting 0 that leads a stream's first
+  // total), as LTTng does for a CPU idle through a chunk, stamped from the stream's last
+  // event (the chunk's start before its first) to the time of the cut (the writer's latest
+  // event on any stream), with a discarded total not yet reported. The stream's clock then
+  // moves on to the cut: its later events may not be earlier. A stream for which no time
+  // passed (no event of the chunk later than its last) leaves its file empty: a packet
+  // would begin when its next one does. Close() ends the last chunk as the last Rotate
   // ended its own.
   enum class IdleStreams : uint8_t { kLeaveFileEmpty, kWriteEmptyPacket };
   Status Rotate(const std::string& dir, IdleStreams idle = IdleStreams::kLeaveFileEmpty);
@@ -416,9 +419,12 @@ class CtfWriter {
   bool io_failed_ = false;
   bool closed_ = false;
   // Rotate: how the last one ended idle streams (Close ends the last chunk alike), and the
-  // time of its cut (the writer's latest event then).
+  // time of its cut (the writer's latest event then); before the first, the earliest first
+  // event of a stream.
   IdleStreams idle_ = IdleStreams::kLeaveFileEmpty;
+  bool rotated_ = false;
   uint64_t chunk_begin_ts_ = 0;
+  uint64_t first_ts_ = UINT64_MAX;
   uint64_t events_flushed_ = 0;  // in flushed packets
   uint64_t bytes_flushed_ = 0;
   uint32_t ctx_size_ = 0;      // bytes of the stream event context
