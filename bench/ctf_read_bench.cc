@@ -301,10 +301,10 @@ int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
     c.prepared = true;
     c.scalars_begin = static_cast<uint32_t>(scalars.size());
     c.texts_begin = static_cast<uint32_t>(texts.size());
-    for (const auto& f : e.plan->fields) {
-      if (auto r = causeway::ctf::ScalarRefOf(*f.node))
+    for (int i = 0; i < static_cast<int>(e.plan->fields.size()); ++i) {
+      if (auto r = causeway::ctf::ScalarRefOf(*e.plan, i))
         scalars.push_back(*r);
-      else if (auto t = causeway::ctf::TextRefOf(*f.node))
+      else if (auto t = causeway::ctf::TextRefOf(*e.plan, i))
         texts.push_back(*t);
     }
     c.scalars_end = static_cast<uint32_t>(scalars.size());

@@ -19,9 +19,10 @@
 //     by Next(), by EventReader::ForEach, or by ForEach stopped every few events with a
 //     few taken by Next() in between;
 //   - stream by stream with ScanUnordered on 1 and 2 threads.
-// The pipeline must give every event with every field in the same order, the same error
-// (at the same point) and, when the read ends cleanly, the same statistics; the scans the
-// same error and, at a clean end, the same statistics. A difference aborts with both sides.
+// The pipeline must give every event with every field (as JSON, and read through the
+// compact refs of its named fields) in the same order, the same error (at the same point)
+// and, when the read ends cleanly, the same statistics; the scans the same error and, at a
+// clean end, the same statistics. A difference aborts with both sides.
 #include <stdlib.h>
 
 #include <algorithm>
@@ -38,6 +39,7 @@
 
 #include "base/clock_transform.h"
 #include "ctf/reader/event_reader.h"
+#include "ctf/reader/field_ref.h"
 #include "ctf/writer/ctf_writer.h"
 #include "report/event_format.h"
 
@@ -109,6 +111,20 @@ const char* ApiName(Api api) {
   return api == Api::kNext ? "Next()" : api == Api::kForEach ? "ForEach" : "ForEach and Next()";
 }
 
+// An event's JSON, then its named fields read through the compact refs made for them
+// (field_ref.h): the pipeline reads those of an event of static layout from its table of
+// places (Event::static_fields), the inline read through the slots.
+void AppendEvent(report::EventFormatter& json, const ctf::Event& e, std::string* line) {
+  json.AppendJson(e, line);
+  *line += " refs:";
+  for (int i = 0; i < static_cast<int>(e.plan->fields.size()); ++i) {
+    if (auto r = ctf::ScalarRefOf(*e.plan, i))
+      *line += fmt::format(" {}", e.GetUnsigned(*r));
+    else if (auto t = ctf::TextRefOf(*e.plan, i))
+      *line += fmt::format(" '{}'", e.GetString(*t));
+  }
+}
+
 // Every event as a line (its JSON with every field, plus what JSON leaves out).
 Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch, Api api = Api::kNext) {
   Read r;
@@ -127,7 +143,7 @@ Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch, Api api 
     if (e.kind == ctf::Event::Kind::kDiscarded)
       line += fmt::format("lost={} in [{}, {}]", e.discarded, e.discarded_begin, e.discarded_end);
     else
-      json.AppendJson(e, &line);
+      AppendEvent(json, e, &line);
     r.events.push_back(std::move(line));
   };
   ctf::EventReader& reader_ref = **reader;

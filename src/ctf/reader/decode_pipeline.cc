@@ -677,6 +677,7 @@ void BufferedStream::LoadExtra(const DecodedEvent& d) {
   const DecodedBatch& b = *batch_;
   const DecodedExtra& x = b.extras[at];
   for (int s = 0; s < 4; ++s) event_.slot_base[kHeader + s] = 0;
+  event_.static_fields = nullptr;
   const uint64_t* slot = b.slots.data() + x.slot_begin;
   event_.slots[kHeader] = slot;
   slot += b.event_header_slots;

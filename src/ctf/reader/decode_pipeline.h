@@ -88,10 +88,20 @@ class alignas(64) BufferedStream {
     // knows, which costs a test and a second copy of the stores.
     const EventPlan* plan = l.plan;
     const uint64_t* slots[4] = {l.slots[0], l.slots[1], l.slots[2], l.slots[3]};
+    const StaticField* fields = l.fields;
     event_.kind = Event::Kind::kEvent;
     event_.plan = plan;
     event_.class_index = record.class_index;
     event_.cycles = record.timestamp - clock_offset_ns_;
+    event_.static_fields = fields;
+    // The event's bytes were most likely copied and decoded on the decoding thread's CPU:
+    // a caller reading fields waits on the lines crossing over. Asking for the stream's
+    // bytes 1 KB ahead saves part of that wait (every field read, +1 thread, 600 MB:
+    // medians of 11, 0.452 s against 0.480 s without; reading no field, unchanged). A
+    // prefetch never faults, even past the buffer; the address is worked out as an
+    // integer, since a pointer past the buffer's end is not valid C++.
+    __builtin_prefetch(
+        reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(event_.data) + (at >> 3) + 1024));
     for (int s = 0; s < 4; ++s) {
       event_.slots[kHeader + s] = slots[s];
       event_.slot_base[kHeader + s] = at;

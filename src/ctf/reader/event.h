@@ -22,6 +22,12 @@ struct Event {
   enum class Kind : uint8_t { kEvent, kDiscarded };
   Kind kind = Kind::kEvent;
   const EventPlan* plan = nullptr;  // null for kDiscarded
+  // For an event of static layout that the decoding pipeline hands over, and whose stream
+  // is read from buffers with slack past their end (an 8-byte load at any byte of the
+  // packet's content stays in the buffer): where its named fields lie, from the header's
+  // start (slot_base of the event scopes, on a byte), indexed by ScalarRef::field /
+  // TextRef::field (entry 0, for refs made from a node, is never placed). Null otherwise.
+  const StaticField* static_fields = nullptr;
   const StreamPlan* stream_plan = nullptr;
   const Trace* trace = nullptr;
   uint32_t trace_index = 0;
@@ -100,6 +106,15 @@ struct Event {
 
   // The same reads through compact refs (field_ref.h), inline: for loops over many fields.
   [[gnu::always_inline]] uint64_t GetUnsigned(const ScalarRef& r) const {
+    if (static_fields) {
+      const StaticField f = static_fields[r.field];
+      if (f.shift >= 0) [[likely]] {
+        constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
+        uint64_t w;
+        std::memcpy(&w, data + (slot_base[kHeader] >> 3) + f.byte, 8);
+        return (w >> f.shift) & r.mask;
+      }
+    }
     const uint64_t pos = Position(r.loc);
     if (pos == kAbsent) return 0;
     const uint8_t* p = data + (pos >> 3);
@@ -150,6 +165,14 @@ inline std::string_view Event::GetString(const PlanNode& n) const {
 }
 
 inline std::string_view Event::GetString(const TextRef& r) const {
+  if (static_fields) {
+    const StaticField f = static_fields[r.field];
+    if (f.shift >= 0) [[likely]] {  // a string or an array
+      constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
+      return TextAt(slot_base[kHeader] + uint64_t{f.byte} * 8,
+                    r.kind == TextRef::Kind::kArray ? r.array_length : ~uint64_t{0});
+    }
+  }
   const uint64_t pos = Position(r.loc);
   uint64_t max = ~uint64_t{0};
   if (r.kind == TextRef::Kind::kArray) {

@@ -36,4 +36,28 @@ std::optional<TextRef> TextRefOf(const PlanNode& node) {
   return r;
 }
 
+std::optional<ScalarRef> ScalarRefOf(const EventPlan& plan, int field) {
+  std::optional<ScalarRef> r = ScalarRefOf(*plan.fields[field].node);
+  if (r) r->field = static_cast<uint32_t>(field) + 1;
+  return r;
+}
+
+std::optional<TextRef> TextRefOf(const EventPlan& plan, int field) {
+  std::optional<TextRef> r = TextRefOf(*plan.fields[field].node);
+  if (r) r->field = static_cast<uint32_t>(field) + 1;
+  return r;
+}
+
+StaticField StaticFieldOf(const PlanNode& node, uint64_t bits) {
+  // The byte must fit StaticField::byte; an event that large takes the general read.
+  if (bits == kAbsent || bits / 8 > UINT32_MAX) return {};
+  const StaticField at{.byte = static_cast<uint32_t>(bits / 8),
+                       .shift = static_cast<int8_t>(bits % 8)};
+  if (auto s = ScalarRefOf(node)) return at.shift <= s->max_shift ? at : StaticField{};
+  // A sequence's length lies elsewhere: left to the general read.
+  if (auto t = TextRefOf(node); t && t->kind != TextRef::Kind::kSequence)
+    return at.shift == 0 ? at : StaticField{};
+  return {};
+}
+
 }  // namespace causeway::ctf

@@ -7,6 +7,10 @@
 // bytes, made once per event class; kept in one array per class, the refs of an event's
 // fields share a cache line or two, and the read is inline (Event::GetUnsigned(const
 // ScalarRef&), Event::GetString(const TextRef&)). They read the same values as the node.
+//
+// A ref made for a named field (ScalarRefOf(plan, field)) also knows the field's index, so
+// that the read of an event of static layout (Event::static_fields) is one table entry and
+// one load from the event's start, without the walk from scope to slot to anchor.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +20,22 @@
 
 namespace causeway::ctf {
 
+// Where a named field of an event of static layout lies (Event::static_fields): bytes from
+// the event header's start, and bits into that byte. `shift` is -1 where the read takes
+// the general path: a field not placed by the static layout; a scalar that one 8-byte
+// little-endian load does not hold (big endian, or shift + size past 64); text that does
+// not start on a byte.
+struct StaticField {
+  uint32_t byte = 0;
+  int8_t shift = -1;
+};
+
 // An integer, an enum (its container) or a floating-point field.
 struct ScalarRef {
   FieldLoc loc;
+  // 1 + the field's index in EventPlan::fields (ScalarRefOf(plan, field)); 0 for a ref
+  // made from a node, which Event::static_fields never places.
+  uint32_t field = 0;
   ScalarDesc scalar;
   // The inline read's test and mask, worked out once from `scalar`: a little-endian value
   // starting `shift` bits into a byte is one 8-byte load when shift <= max_shift (64 -
@@ -32,6 +49,7 @@ struct ScalarRef {
 struct TextRef {
   enum class Kind : uint8_t { kString, kArray, kSequence };
   FieldLoc loc;
+  uint32_t field = 0;  // as ScalarRef::field
   Kind kind = Kind::kString;
   ScalarDesc length_scalar;   // kSequence: how to read its length
   FieldLoc length;            // kSequence: where its length lies
@@ -43,5 +61,14 @@ std::optional<ScalarRef> ScalarRefOf(const PlanNode& node);
 // The ref of a text node, or nullopt when the node is not one (an array or sequence of
 // anything but 8-bit integers is not text).
 std::optional<TextRef> TextRefOf(const PlanNode& node);
+
+// The same for named field `field` of `plan` (0 <= field < plan.fields.size()), knowing
+// its index: the fast read of an event of static layout.
+std::optional<ScalarRef> ScalarRefOf(const EventPlan& plan, int field);
+std::optional<TextRef> TextRefOf(const EventPlan& plan, int field);
+
+// The StaticField of a named field whose node lies `bits` from the event header's start
+// (kAbsent: not placed).
+StaticField StaticFieldOf(const PlanNode& node, uint64_t bits);
 
 }  // namespace causeway::ctf

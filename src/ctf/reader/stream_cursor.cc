@@ -712,6 +712,14 @@ void StreamCursor::PrepareStaticLayouts() {
   for (const FastEvent& fe : fast_table_) sets += HasStaticSlots(fe);
   static_slots_.assign(h.enabled ? sets * filled * set_size : 0, kAbsent);
   uint64_t* next = static_slots_.data();
+  // Field tables where an 8-byte load at any byte of a packet's content stays in the
+  // buffer (chunks have kChunkSlack past their end) and every event starts on a byte.
+  const bool place_fields = h.enabled && !memory_ && (h.root_mask & 7) == 7;
+  size_t field_entries = 0;
+  for (const FastEvent& fe : fast_table_)
+    if (HasStaticSlots(fe)) field_entries += (fe.plan->fields.size() + 1) * filled;
+  static_fields_.assign(place_fields ? field_entries : 0, StaticField{});
+  StaticField* next_fields = static_fields_.data();
   for (const FastEvent& fe : fast_table_) {
     if (!fe.plan) continue;
     for (int option = 0; option < 2; ++option) {
@@ -748,6 +756,19 @@ void StreamCursor::PrepareStaticLayouts() {
           }
           rel += steps[i].bits;
         }
+      }
+      if (place_fields) {
+        l.fields = next_fields;
+        for (size_t i = 0; i < fe.plan->fields.size(); ++i) {
+          const PlanNode& n = *fe.plan->fields[i].node;
+          const int s = static_cast<int>(n.loc.scope);
+          const size_t size = std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
+          const uint64_t anchor =
+              s >= 2 && s < kNumScopes && n.loc.slot < size ? scope_slots[s][n.loc.slot] : kAbsent;
+          next_fields[i + 1] =
+              StaticFieldOf(n, anchor == kAbsent ? kAbsent : anchor + n.loc.offset_bits);
+        }
+        next_fields += fe.plan->fields.size() + 1;
       }
     }
   }

@@ -131,6 +131,10 @@ class alignas(64) StreamCursor {
   struct StaticLayout {
     const EventPlan* plan = nullptr;
     const uint64_t* slots[4] = {};  // null when the class's slots are not static
+    // Event::static_fields for such an event: 1 + plan->fields.size() entries. Null too
+    // for a stream read with OpenMemory (no slack past the caller's bytes) or whose
+    // header alignment leaves an event's start off a byte.
+    const StaticField* fields = nullptr;
   };
   // Indexed by EventPlan::index * 2 + option (0 compact, 1 extended); `plan` is set for
   // every class of the stream's class. Empty before the first packet; never moves after,
@@ -194,6 +198,7 @@ class alignas(64) StreamCursor {
     spare_.clear();
     std::vector<StaticLayout>().swap(static_layouts_);
     std::vector<uint64_t>().swap(static_slots_);
+    std::vector<StaticField>().swap(static_fields_);
   }
 
  private:
@@ -377,7 +382,8 @@ class alignas(64) StreamCursor {
   static constexpr uint64_t kLttngExtendedIdByte = 1, kLttngExtendedTsByte = 5;
   template <bool kLttngHeader>
   uint32_t StaticRunLoop(Record* out, uint32_t max);
-  std::vector<uint64_t> static_slots_;  // the StaticLayouts' slots
+  std::vector<uint64_t> static_slots_;      // the StaticLayouts' slots
+  std::vector<StaticField> static_fields_;  // and their fields
   std::vector<Step> steps_;
 
   const Trace* trace_;
