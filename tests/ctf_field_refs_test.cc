@@ -9,6 +9,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -193,6 +195,35 @@ TEST(CtfFieldRefsTest, NamedFieldsOfStaticLayoutReadWhatTheNodesReadWhereverThey
   std::printf("events of static layout %lu: named fields read by entry %lu, generally %lu\n",
               (unsigned long)seen.static_events, (unsigned long)seen.by_entry,
               (unsigned long)seen.by_general_path);
+
+  // A ref used on an event of another class reads the wrong bytes, but never outside the
+  // event's buffer: the fields of "odd" past the count of "plain"'s are past the end of
+  // plain's table, and take the general read, as the same refs made from the nodes do
+  // (memory errors are the sanitizers' to catch).
+  ctf::ReaderOptions options1;
+  options1.decode_threads = 1;
+  auto reader = ctf::EventReader::Open({path}, options1);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  std::vector<std::pair<ctf::ScalarRef, ctf::ScalarRef>> odd_refs;  // (named, from the node)
+  uint64_t crossed = 0;
+  while (const Event* e = (*reader)->Next()) {
+    if (e->kind != Event::Kind::kEvent) continue;
+    if (e->name() == "odd" && odd_refs.empty()) {
+      for (int i = 4; i < static_cast<int>(e->plan->fields.size()); ++i) {
+        auto named = ctf::ScalarRefOf(*e->plan, i);
+        auto node = ctf::ScalarRefOf(*e->plan->fields[i].node);
+        if (named && node) odd_refs.emplace_back(*named, *node);
+      }
+      ASSERT_GE(odd_refs.size(), 2u);
+    }
+    if (e->name() != "plain" || !e->static_fields) continue;
+    for (const auto& [named, node] : odd_refs) {
+      ASSERT_GE(named.field, e->static_fields[0].byte);
+      ASSERT_EQ(e->GetUnsigned(named), e->GetUnsigned(node));
+      ++crossed;
+    }
+  }
+  EXPECT_GT(crossed, 100u);
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ struct Event {
   // is read from buffers with slack past their end (an 8-byte load at any byte of the
   // packet's content stays in the buffer): where its named fields lie, from the header's
   // start (slot_base of the event scopes, on a byte), indexed by ScalarRef::field /
-  // TextRef::field (entry 0, for refs made from a node, is never placed). Null otherwise.
+  // TextRef::field (entry 0, for refs made from a node, is never placed: it holds the
+  // table's length). Null otherwise.
   const StaticField* static_fields = nullptr;
   const StreamPlan* stream_plan = nullptr;
   const Trace* trace = nullptr;
@@ -106,7 +107,7 @@ struct Event {
 
   // The same reads through compact refs (field_ref.h), inline: for loops over many fields.
   [[gnu::always_inline]] uint64_t GetUnsigned(const ScalarRef& r) const {
-    if (static_fields) {
+    if (static_fields && r.field < static_fields[0].byte) {
       const StaticField f = static_fields[r.field];
       if (f.shift >= 0) [[likely]] {
         constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
@@ -165,7 +166,7 @@ inline std::string_view Event::GetString(const PlanNode& n) const {
 }
 
 inline std::string_view Event::GetString(const TextRef& r) const {
-  if (static_fields) {
+  if (static_fields && r.field < static_fields[0].byte) {
     const StaticField f = static_fields[r.field];
     if (f.shift >= 0) [[likely]] {  // a string or an array
       constexpr int kHeader = static_cast<int>(Scope::kEventHeader);

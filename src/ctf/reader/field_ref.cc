@@ -36,15 +36,22 @@ std::optional<TextRef> TextRefOf(const PlanNode& node) {
   return r;
 }
 
+namespace {
+// ScalarRef::field for named field `field`: 0 (the general read) past what 16 bits hold.
+uint16_t FieldNumber(int field) {
+  return field < UINT16_MAX ? static_cast<uint16_t>(field + 1) : 0;
+}
+}  // namespace
+
 std::optional<ScalarRef> ScalarRefOf(const EventPlan& plan, int field) {
   std::optional<ScalarRef> r = ScalarRefOf(*plan.fields[field].node);
-  if (r) r->field = static_cast<uint32_t>(field) + 1;
+  if (r) r->field = FieldNumber(field);
   return r;
 }
 
 std::optional<TextRef> TextRefOf(const EventPlan& plan, int field) {
   std::optional<TextRef> r = TextRefOf(*plan.fields[field].node);
-  if (r) r->field = static_cast<uint32_t>(field) + 1;
+  if (r) r->field = FieldNumber(field);
   return r;
 }
 

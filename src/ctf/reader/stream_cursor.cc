@@ -759,6 +759,7 @@ void StreamCursor::PrepareStaticLayouts() {
       }
       if (place_fields) {
         l.fields = next_fields;
+        next_fields[0] = {.byte = static_cast<uint32_t>(fe.plan->fields.size() + 1), .shift = -1};
         for (size_t i = 0; i < fe.plan->fields.size(); ++i) {
           const PlanNode& n = *fe.plan->fields[i].node;
           const int s = static_cast<int>(n.loc.scope);
