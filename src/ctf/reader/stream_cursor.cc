@@ -702,22 +702,26 @@ void StreamCursor::PrepareStaticLayouts() {
   static_layouts_.assign(size_t{trace_->plan().num_event_classes} * 2, StaticLayout{});
   // One slot array per event scope and static (class, option), each at least
   // kMinSlotArray long as the cursor's own are; unused slots stay kAbsent.
+  size_t scope_size[kNumScopes] = {};
   size_t set_size = 0;
-  for (int s = 2; s < kNumScopes; ++s)
-    set_size += std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
+  for (int s = 2; s < kNumScopes; ++s) {
+    scope_size[s] = std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
+    set_size += scope_size[s];
+  }
   const int options = h.extended_plain ? 2 : 1;
   // A plain header has the extended option only: one set per class, not two.
   const int filled = h.plain ? 1 : options;
-  size_t sets = 0;
-  for (const FastEvent& fe : fast_table_) sets += HasStaticSlots(fe);
-  static_slots_.assign(h.enabled ? sets * filled * set_size : 0, kAbsent);
-  uint64_t* next = static_slots_.data();
   // Field tables where an 8-byte load at any byte of a packet's content stays in the
   // buffer (chunks have kChunkSlack past their end) and every event starts on a byte.
   const bool place_fields = h.enabled && !memory_ && (h.root_mask & 7) == 7;
-  size_t field_entries = 0;
-  for (const FastEvent& fe : fast_table_)
-    if (HasStaticSlots(fe)) field_entries += (fe.plan->fields.size() + 1) * filled;
+  size_t sets = 0, field_entries = 0;
+  for (const FastEvent& fe : fast_table_) {
+    if (!HasStaticSlots(fe)) continue;
+    ++sets;
+    field_entries += (fe.plan->fields.size() + 1) * filled;
+  }
+  static_slots_.assign(h.enabled ? sets * filled * set_size : 0, kAbsent);
+  uint64_t* next = static_slots_.data();
   static_fields_.assign(place_fields ? field_entries : 0, StaticField{});
   StaticField* next_fields = static_fields_.data();
   for (const FastEvent& fe : fast_table_) {
@@ -731,7 +735,7 @@ void StreamCursor::PrepareStaticLayouts() {
       for (int s = 2; s < kNumScopes; ++s) {
         scope_slots[s] = next;
         l.slots[s - 2] = next;
-        next += std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
+        next += scope_size[s];
       }
       // As DecodeEvent's static path writes them, less the header start.
       uint64_t* header = scope_slots[static_cast<int>(Scope::kEventHeader)];
@@ -763,9 +767,9 @@ void StreamCursor::PrepareStaticLayouts() {
         for (size_t i = 0; i < fe.plan->fields.size(); ++i) {
           const PlanNode& n = *fe.plan->fields[i].node;
           const int s = static_cast<int>(n.loc.scope);
-          const size_t size = std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
-          const uint64_t anchor =
-              s >= 2 && s < kNumScopes && n.loc.slot < size ? scope_slots[s][n.loc.slot] : kAbsent;
+          const uint64_t anchor = s >= 2 && s < kNumScopes && n.loc.slot < scope_size[s]
+                                      ? scope_slots[s][n.loc.slot]
+                                      : kAbsent;
           next_fields[i + 1] =
               StaticFieldOf(n, anchor == kAbsent ? kAbsent : anchor + n.loc.offset_bits);
         }
