@@ -1,10 +1,11 @@
 // Benchmark: decode a CTF trace with Causeway's reader and with babeltrace2, side by side.
 //
 //   ctf_read_bench TRACE_DIR [--runs N] [--no-babeltrace]
-//   ctf_read_bench --child events|fields|events-next|fields-next|scan|bound|open DIR THREADS
+//   ctf_read_bench --child events|fields|fields-1cpu|events-next|fields-next|scan|bound|open
+//                  DIR THREADS
 //                                                                  (one measurement)
 //
-// Causeway is measured seven times per run, each in a child process so that peak RSS and
+// Causeway is measured eight times per run, each in a child process so that peak RSS and
 // CPU time are its own:
 //   events: every event decoded (header, id, timestamp, layout walk) in merged order,
 //           taken through EventReader::ForEach;
@@ -13,7 +14,9 @@
 // each with the stream files decoded in the merging thread (1 thread) and on decoding
 // threads (ReaderOptions::decode_threads, the default of DefaultDecodeThreads() unless
 // CAUSEWAY_DECODE_THREADS says otherwise); events-next: the events with decoding threads,
-// taken one EventReader::Next() call each; and twice more:
+// taken one EventReader::Next() call each; fields-1cpu: every field with decoding threads,
+// all held on one CPU, whose CPU time is the read's work with nothing lost between cores
+// (the work any split over the machine's CPUs must share out); and twice more:
 //   scan: every event decoded, each stream on its own without the merge
 //         (EventReader::ScanUnordered, what `causeway stats` does), on 1 thread and on one
 //         per CPU. Not the same job as babeltrace2's, which merges: its line is printed
@@ -27,6 +30,7 @@
 // babeltrace2 runs as `babeltrace2 -c sink.utils.dummy TRACE_DIR` (it decodes every field,
 // in one thread). Prints medians of wall time, events/s, MB/s, CPU time, the ratios, and
 // peak RSS.
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,6 +72,21 @@ void PrintChildResult(Clock::time_point t0, uint64_t events, uint64_t bytes, uin
   const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   std::printf("%.6f %lu %lu %lu\n", s, static_cast<unsigned long>(events),
               static_cast<unsigned long>(bytes), static_cast<unsigned long>(sum));
+}
+
+// Holds this process, and the threads it starts from now on, on the CPU it runs on (the
+// fields-1cpu child: its CPU time is then the read's work without any crossing between
+// cores).
+bool PinToOneCpu() {
+  const int cpu = sched_getcpu();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu < 0 ? 0 : cpu, &set);
+  if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+    std::perror("sched_setaffinity");
+    return false;
+  }
+  return true;
 }
 
 // One stream decoded as `causeway stats` reads it: after each event, the events that
@@ -403,8 +422,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[2], "bound") == 0) return ChildBound(argv[3]);
     if (std::strcmp(argv[2], "open") == 0) return ChildOpen(argv[3]);
     const std::string mode = argv[2];
+    if (mode == "fields-1cpu" && !PinToOneCpu()) return 1;
     const bool next = mode == "events-next" || mode == "fields-next";
-    return Child(argv[3], mode == "fields" || mode == "fields-next", threads, next);
+    return Child(argv[3], mode.starts_with("fields"), threads, next);
   }
   if (argc < 2 || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: %s TRACE_DIR [--runs N] [--no-babeltrace]\n", argv[0]);
@@ -427,6 +447,7 @@ int main(int argc, char** argv) {
       {"causeway events, +" + t + " decoding", "events", threads, {}, {}, {}, 0},
       {"causeway every field, 1 thread", "fields", 0, {}, {}, {}, 0},
       {"causeway every field, +" + t + " decoding", "fields", threads, {}, {}, {}, 0},
+      {"causeway every field, +" + t + " dec., 1 CPU", "fields-1cpu", threads, {}, {}, {}, 0},
       {"causeway events by Next(), +" + t + " dec.", "events-next", threads, {}, {}, {}, 0},
       {"causeway scan, no merge, 1 thread", "scan", 1, {}, {}, {}, 0},
       {"causeway scan, no merge, " + std::to_string(cpus) + " threads",
@@ -437,7 +458,8 @@ int main(int argc, char** argv) {
        {},
        0},
   };
-  constexpr size_t kMerged = 5;  // the contenders before this one merge, like babeltrace2
+  constexpr size_t kMerged = 6;  // the contenders before this one merge, like babeltrace2
+  constexpr size_t kFieldsOneCpu = 4;
   const std::string self = "/proc/self/exe";
   std::vector<double> t_bt, cpu_bt;
   long rss_bt = 0;
@@ -512,7 +534,7 @@ int main(int argc, char** argv) {
   }
   // Neither the decoding threads nor the scan may change what is read.
   for (const Contender& c : contenders) {
-    const Contender& same = contenders[c.mode == "fields" ? 2 : 0];
+    const Contender& same = contenders[c.mode.starts_with("fields") ? 2 : 0];
     if (c.last.events != same.last.events || c.last.checksum != same.last.checksum) {
       std::fprintf(stderr, "%s read something else than %s\n", c.label.c_str(), same.label.c_str());
       return 1;
@@ -546,6 +568,22 @@ int main(int argc, char** argv) {
       std::printf("  %-36s %6.1fx   (CPU time %6.1fx)\n", c.label.c_str(), bt / Median(c.wall),
                   Median(cpu_bt) / Median(c.cpu));
     }
+  }
+  {
+    // Every field read with the decoding threads held on one CPU: its CPU time is the
+    // read's work with nothing lost crossing between cores. No split of that work over
+    // this machine's CPUs can take less than work / CPUs.
+    const double work = Median(contenders[kFieldsOneCpu].cpu);
+    std::printf(
+        "every field: the read's work on 1 CPU (CPU median %.3f s), spread evenly over %u CPUs "
+        "with nothing lost between them: %.3f s",
+        work, cpus, work / cpus);
+    if (babeltrace) {
+      const double bt = Median(t_bt);
+      std::printf(" = %.1fx babeltrace2; 50x needs at most %.3f s of work in all",
+                  bt / (work / cpus), bt / 50 * cpus);
+    }
+    std::printf("\n");
   }
   if (b_failed) return 0;
   const double per_event = 1e9 / static_cast<double>(std::max<unsigned long>(1, b_events));
