@@ -3,7 +3,8 @@
 
 A recipe (see merge_fuzzer.cc): decoding threads, events per batch and how they are taken,
 shape (streams, one trace or two, clock transform, perf's plain event header, or rotations),
-packing (packet size, second trace's clock offset), number of byte flips; then (op, arg)
+packing (packet size, second trace's clock offset), number of byte flips (and whether one
+class's 32-bit field is declared again as fields off byte boundaries); then (op, arg)
 pairs, one event, discard or rotation each; then 4 bytes per flip
 (file, offset high, offset low, xor mask). The seeds are long enough for many batches and
 packets per stream, so that mutations start deep in the merge rather than from a few events
@@ -27,9 +28,10 @@ def step(rng, streams, rotating=False):
 
 def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0.0,
            jumps=0.0, clock_end_from=None, traces=1, transform=False, offset_ns=0, api=0,
-           plain=False, rotations=0.0, empty_packets=0.0):
+           plain=False, rotations=0.0, empty_packets=0.0, reshape=False):
     """rotations: the share of ops that rotate; empty_packets: the share of those that close
-    an idle stream's file with a packet of no event (op 253) rather than leave it empty."""
+    an idle stream's file with a packet of no event (op 253) rather than leave it empty;
+    reshape: the tick's field declared as bit fields over the same bits (ReshapeTick)."""
     rng = random.Random(seed)
     # Rotations (shape 192 and up) leave out the clock transform and the plain header, and
     # the clock's end (its ops may be 253, a rotation in a recipe that rotates).
@@ -37,7 +39,7 @@ def recipe(seed, threads, batch, streams, packet_shift, ops, flips=0, discards=0
     shape = streams - 1 + 24 * (traces - 1) + 48 * transform + 96 * plain + 192 * (rotations > 0)
     # api: how the pipelined read takes the events (0 Next(), 1 ForEach, 2 both in turn).
     out = bytearray([threads - 1, batch - 1 + 16 * api, shape, packet_shift + 4 * offset_ns,
-                     flips])
+                     flips + 4 * reshape])
     for i in range(ops):
         r = rng.random()
         if clock_end_from is not None and i >= clock_end_from:
@@ -75,6 +77,10 @@ SEEDS = {
                                          traces=2, offset_ns=5, rotations=0.008, api=2),
     "rotated-idle-streams-empty-packets": recipe(14, 1, 4, 12, 0, 1800, discards=0.04,
                                                  rotations=0.03, empty_packets=0.7, api=2),
+    "reshaped-fields": recipe(15, 1, 6, 4, 1, 1500, discards=0.02, jumps=0.03, api=1,
+                              reshape=True),
+    "reshaped-fields-plain-header-flipped": recipe(16, 2, 3, 5, 0, 1500, flips=2, api=2,
+                                                   plain=True, reshape=True),
 }
 
 

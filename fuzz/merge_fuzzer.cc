@@ -10,7 +10,8 @@
 // 27 bits, events at the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch
 // markers sit), and discarded events; maybe rotations (each trace a recording cut into chunks
 // by CtfWriter::Rotate, which leaves an idle stream's file empty or, as LTTng does, closes it
-// with a packet of no event); last, bytes flipped in the stream
+// with a packet of no event); maybe the 32-bit field of one class declared afterwards as
+// fields off byte boundaries over the same bits (ReshapeTick); last, bytes flipped in the stream
 // files (errors mid-stream, events that go back in time, broken packet sizes). The trace is then
 // read:
 //   - merged, decoded in the caller's thread (the reference);
@@ -31,6 +32,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -231,6 +233,29 @@ void ExpectSame(const std::string& how, const Read& want, const Read& got, bool 
       Differ(how + " statistics", want.stats[i], got.stats[i], want, got);
 }
 
+// Declares the tick's `k` (32 bits on a byte) in the metadata at `path` as four fields
+// over the same bits: 3 bits on the byte, a signed 5-bit field 3 bits into it, a
+// big-endian 13-bit one, and 11 bits from 5 bits into the third byte. The events' bytes
+// and layout stay the same, but the named-field reads now shift (the pipeline's
+// static-field entries) or take the general path (big endian), and must still agree with
+// the inline read's slots. (The ticks' values are spread over all 32 bits for that.)
+void ReshapeTick(const std::string& path) {
+  std::string text;
+  {
+    std::ifstream f(path, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  }
+  const size_t at = text.find(" _k;");
+  if (at == std::string::npos) std::abort();  // the writer's declaration changed
+  const size_t begin = text.rfind('\n', at) + 1;
+  text.replace(begin, at + 4 - begin,
+               "integer { size = 3; align = 8; signed = false; } _k3;\n"
+               "integer { size = 5; align = 1; signed = true; } _ks5;\n"
+               "integer { size = 13; align = 1; signed = false; byte_order = be; } _kbe;\n"
+               "integer { size = 11; align = 1; signed = false; } _k11;");
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
 // Writes the traces the recipe describes below `root`; false when the recipe makes none.
 // One trace, or two (hosts "a" and "b", streams alternating between them; "b"'s clock origin
 // a few ns later, and with `transform` its clock mapped through a slope other than 1, as a
@@ -276,8 +301,12 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   std::vector<uint64_t> ts(streams, 1000);
   std::vector<uint64_t> discarded(streams, 0);
   std::vector<uint32_t> chunks(traces, 0);
-  // The flips at the end: 4 bytes each.
-  const size_t flips = in.Next() % 4;
+  // The flips at the end: 4 bytes each. Bit 2 of the same byte: the tick's 32-bit field
+  // is declared, once the trace is written, as fields off byte boundaries over the same
+  // bits (see ReshapeTick).
+  const uint8_t flips_byte = in.Next();
+  const size_t flips = flips_byte % 4;
+  const bool reshape_tick = (flips_byte / 4) % 2 == 1;
   uint32_t k = 0;
   while (in.left() > 4 * flips) {
     const uint8_t op = in.Next();
@@ -316,16 +345,20 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
         t = UINT64_MAX - t < (op >> 4) ? UINT64_MAX : t + (op >> 4);
     }
     if (op % 2 == 0)
-      w.Begin(ws, tick, t).U32(k++);
+      w.Begin(ws, tick, t).U32(k++ * 2654435761u);  // every bit of the field in play
     else
       w.Begin(ws, note, t).String(std::string(op % 7, 'a' + arg % 26)).S64(-int64_t{op});
   }
   std::vector<std::string> files;
   for (size_t i = 0; i < traces; ++i) {
     if (!writers[i]->Close().ok()) return false;
-    for (const auto& f : std::filesystem::recursive_directory_iterator(out->dirs[i]))
-      if (f.is_regular_file() && f.path().filename() != "metadata")
+    for (const auto& f : std::filesystem::recursive_directory_iterator(out->dirs[i])) {
+      if (!f.is_regular_file()) continue;
+      if (f.path().filename() != "metadata")
         files.push_back(f.path().string());
+      else if (reshape_tick)
+        ReshapeTick(f.path().string());
+    }
   }
   std::sort(files.begin(), files.end());
   for (size_t i = 0; i < flips && !files.empty(); ++i) {
