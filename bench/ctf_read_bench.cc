@@ -1,8 +1,8 @@
 // Benchmark: decode a CTF trace with Causeway's reader and with babeltrace2, side by side.
 //
 //   ctf_read_bench TRACE_DIR [--runs N] [--no-babeltrace]
-//   ctf_read_bench --child events|fields|fields-1cpu|events-next|fields-next|scan|bound|open
-//                  DIR THREADS
+//   ctf_read_bench --child events|fields|fields-1cpu|events-next|fields-next|scan|bound|open|
+//                  count-fields DIR THREADS
 //                                                                  (one measurement)
 //
 // Causeway is measured eight times per run, each in a child process so that peak RSS and
@@ -368,6 +368,37 @@ int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
   return 0;
 }
 
+// Runs in the child, untimed: prints how many field values the fields children read (the
+// scalars and texts of every event, as Child's read_fields takes them), counted apart so
+// that the count costs the timed reads nothing.
+int ChildCountFieldReads(const std::string& dir) {
+  causeway::ctf::ReaderOptions options;
+  options.decode_threads = 0;
+  auto reader = EventReader::Open({dir}, options);
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
+    return 1;
+  }
+  std::vector<int64_t> per_class((*reader)->num_event_classes(), -1);
+  uint64_t reads = 0;
+  (*reader)->ForEach([&](const Event& e) {
+    if (e.kind != Event::Kind::kEvent) return;
+    int64_t& n = per_class[e.class_index];
+    if (n < 0) {
+      n = 0;
+      for (int i = 0; i < static_cast<int>(e.plan->fields.size()); ++i)
+        if (causeway::ctf::ScalarRefOf(*e.plan, i) || causeway::ctf::TextRefOf(*e.plan, i)) ++n;
+    }
+    reads += static_cast<uint64_t>(n);
+  });
+  if (!(*reader)->status().ok()) {
+    std::fprintf(stderr, "%s\n", (*reader)->status().ToString().c_str());
+    return 1;
+  }
+  std::printf("%lu\n", static_cast<unsigned long>(reads));
+  return 0;
+}
+
 // Runs `argv` in a child process; returns wall time, stdout and the child's peak RSS.
 bool Spawn(const std::vector<std::string>& args, Result* r, std::string* out) {
   int pipefd[2];
@@ -421,6 +452,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[2], "scan") == 0) return ChildScan(argv[3], threads);
     if (std::strcmp(argv[2], "bound") == 0) return ChildBound(argv[3]);
     if (std::strcmp(argv[2], "open") == 0) return ChildOpen(argv[3]);
+    if (std::strcmp(argv[2], "count-fields") == 0) return ChildCountFieldReads(argv[3]);
     const std::string mode = argv[2];
     if (mode == "fields-1cpu" && !PinToOneCpu()) return 1;
     const bool next = mode == "events-next" || mode == "fields-next";
@@ -596,5 +628,33 @@ int main(int argc, char** argv) {
       Median(b_consume) * per_event, Median(b_fused) * per_event, cpus, Median(b_bound));
   if (babeltrace) std::printf(" = %.1fx babeltrace2", Median(t_bt) / Median(b_bound));
   std::printf("\n");
+  // What a 50x read of every field leaves for reading the values, once the bound's
+  // decoding and merging (no view built, nothing handed over) are paid.
+  unsigned long reads = 0;
+  {
+    Result r;
+    std::string out;
+    if (babeltrace && Spawn({self, "--child", "count-fields", dir, "0"}, &r, &out))
+      std::sscanf(out.c_str(), "%lu", &reads);
+  }
+  if (reads > 0 && b_events > 0) {
+    const double floor_work =
+        Median(b_decode) + std::min(Median(b_fused), Median(b_merge) + Median(b_consume));
+    const double budget = Median(t_bt) / 50 * cpus;
+    std::printf(
+        "every field: %.1f M field values read (%.2f per event); a 50x read may take %.3f s of "
+        "work on %u CPUs, the bound's decoding and merging alone take %.3f s: ",
+        static_cast<double>(reads) / 1e6, static_cast<double>(reads) / events, budget, cpus,
+        floor_work);
+    if (budget > floor_work)
+      std::printf("%.2f ns of work left per field value",
+                  (budget - floor_work) * 1e9 / static_cast<double>(reads));
+    else
+      std::printf("nothing left for the values");
+    // Today's cost of the values: every field less events, both on 1 thread (CPU time).
+    std::printf(
+        "; reading them costs %.2f ns per value today\n",
+        (Median(contenders[2].cpu) - Median(contenders[0].cpu)) * 1e9 / static_cast<double>(reads));
+  }
   return 0;
 }
