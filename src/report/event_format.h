@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ctf/reader/event.h"
 
@@ -31,7 +32,7 @@ class EventFormatter {
 
  private:
   struct Walk;
-  void AppendTime(uint64_t ns, std::string* out) const;
+  void AppendTime(uint64_t ns, std::string* out);
   // " host:procname:(vpid)" of `trace`, or "" when it has none of them; kept for the next
   // line, looked up again only when that line's trace is another.
   const std::string& TraceFields(const ctf::Trace* trace);
@@ -40,6 +41,11 @@ class EventFormatter {
   std::string trace_fields_;
   bool have_last_ = false;
   uint64_t last_ts_ = 0;
+  // AppendTime: "HH:MM:SS." of the second hms_second_, worked out once per second.
+  uint64_t hms_second_ = UINT64_MAX;
+  char hms_[9] = {};
+  // The walk's copy of the event's slots, per scope, kept from line to line.
+  std::vector<uint64_t> walk_slots_[ctf::kNumScopes];
 };
 
 }  // namespace causeway::report
