@@ -1,5 +1,6 @@
 #include "report/event_format.h"
 
+#include <array>
 #include <cmath>
 #include <ctime>
 #include <vector>
@@ -19,21 +20,56 @@ using ctf::TypeKind;
 
 namespace {
 
+using Line = EventFormatter::Line;
+
 uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// A JSON string: copied between its quotes when nothing in it needs an escape (names,
+// hosts, most payload strings), else escaped by AppendJsonString.
+// Bytes a JSON string (bit 0) or babeltrace2's quoted text (bit 1) cannot hold as they
+// are: one load per byte instead of a chain of compares.
+constexpr std::array<uint8_t, 256> kNeedsEscape = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) t[c] |= 1;
+    if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'' || c == '"' || c == '?') t[c] |= 2;
+  }
+  return t;
+}();
+constexpr uint8_t kJson = 1, kText = 2;
+
+void AppendJsonText(Line* out, std::string_view s) {
+  bool plain = true;
+  for (const char ch : s) {
+    if (kNeedsEscape[static_cast<unsigned char>(ch)] & kJson) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out->push_back('"');
+    *out += s;
+    out->push_back('"');
+    return;
+  }
+  std::string escaped;
+  AppendJsonString(&escaped, s);
+  *out += escaped;
+}
 
 // Numbers as the lines print them, without a format string parsed per value nor a
 // character-at-a-time back_inserter (through fmt::format_to, those took about half of
 // `causeway events`' time).
-void AppendDecimal(uint64_t v, std::string* out) {
+void AppendDecimal(uint64_t v, Line* out) {
   const fmt::format_int f(v);
   out->append(f.data(), f.size());
 }
-void AppendDecimal(int64_t v, std::string* out) {
+void AppendDecimal(int64_t v, Line* out) {
   const fmt::format_int f(v);
   out->append(f.data(), f.size());
 }
 // v in exactly `width` decimal digits, zero-padded; v < 10^width.
-void AppendZeroPadded(uint64_t v, int width, std::string* out) {
+void AppendZeroPadded(uint64_t v, int width, Line* out) {
   char digits[20];
   for (int i = width - 1; i >= 0; --i) {
     digits[i] = static_cast<char>('0' + v % 10);
@@ -42,7 +78,7 @@ void AppendZeroPadded(uint64_t v, int width, std::string* out) {
   out->append(digits, static_cast<size_t>(width));
 }
 // "0x" and v in uppercase hexadecimal digits, no leading zeros ("0x0" for 0).
-void AppendHexUpper(uint64_t v, std::string* out) {
+void AppendHexUpper(uint64_t v, Line* out) {
   char digits[18];
   int i = 18;
   do {
@@ -60,17 +96,13 @@ void AppendHexUpper(uint64_t v, std::string* out) {
 // \x and two lowercase hex digits; bytes from 0x80 up as they are (UTF-8 passes through).
 // Checked byte for byte against babeltrace2 on a live LTTng-UST trace
 // (tests/ctf_lttng_ust_interop_test.cc).
-void AppendTextString(std::string_view s, std::string* out) {
+void AppendTextString(std::string_view s, Line* out) {
   out->push_back('"');
   size_t i = 0;
   while (i < s.size()) {
     // Runs that need no escape are copied at once.
     size_t j = i;
-    while (j < s.size()) {
-      const auto c = static_cast<unsigned char>(s[j]);
-      if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'' || c == '"' || c == '?') break;
-      ++j;
-    }
+    while (j < s.size() && !(kNeedsEscape[static_cast<unsigned char>(s[j])] & kText)) ++j;
     out->append(s.data() + i, j - i);
     if (j == s.size()) break;
     i = j + 1;
@@ -120,7 +152,7 @@ void AppendTextString(std::string_view s, std::string* out) {
     if (named) {
       *out += named;
     } else if (c < 0x20 || c == 0x7f) {
-      fmt::format_to(std::back_inserter(*out), "\\x{:02x}", c);
+      *out += fmt::format("\\x{:02x}", c);
     } else {
       out->push_back(ch);
     }
@@ -144,7 +176,7 @@ bool IsText(const PlanNode& n) {
 struct EventFormatter::Walk {
   const Event& e;
   bool json;
-  std::string* out;
+  Line* out;
   // The formatter's (EventFormatter::walk_slots_), reused from event to event: empty for a
   // scope not bound.
   std::vector<uint64_t>* slots;
@@ -153,7 +185,7 @@ struct EventFormatter::Walk {
   // only empty ones (a huge array of empty structs in the metadata) can run out of it.
   uint64_t elements_left;
 
-  Walk(const Event& ev, bool as_json, std::string* o, std::vector<uint64_t>* scope_slots)
+  Walk(const Event& ev, bool as_json, Line* o, std::vector<uint64_t>* scope_slots)
       : e(ev),
         json(as_json),
         out(o),
@@ -194,9 +226,9 @@ struct EventFormatter::Walk {
       if (json && !std::isfinite(d))
         *out += "null"sv;
       else if (json)
-        fmt::format_to(std::back_inserter(*out), "{}", d);
+        *out += fmt::format("{}", d);
       else
-        fmt::format_to(std::back_inserter(*out), "{:g}", d);
+        *out += fmt::format("{:g}", d);
       return;
     }
     const int64_t sv = n.scalar.is_signed ? ctf::SignExtend(raw, n.scalar.size_bits) : 0;
@@ -212,9 +244,9 @@ struct EventFormatter::Walk {
       if (!json && t.base == 16)
         AppendHexUpper(digits_mask(4), out);
       else if (!json && t.base == 8)
-        fmt::format_to(std::back_inserter(*out), "0{:o}", digits_mask(3));
+        *out += fmt::format("0{:o}", digits_mask(3));
       else if (!json && t.base == 2)
-        fmt::format_to(std::back_inserter(*out), "0b{:0{}b}", raw, n.scalar.size_bits);
+        *out += fmt::format("0b{:0{}b}", raw, n.scalar.size_bits);
       else if (n.scalar.is_signed)
         AppendDecimal(sv, out);
       else
@@ -233,7 +265,7 @@ struct EventFormatter::Walk {
       if (labels.empty())
         *out += "null"sv;
       else
-        AppendJsonString(out, *labels[0]);
+        AppendJsonText(out, *labels[0]);
       *out += ",\"value\":"sv;
       number();
       *out += "}"sv;
@@ -272,7 +304,7 @@ struct EventFormatter::Walk {
         const void* nul = std::memchr(p, 0, avail);
         const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
         if (json)
-          AppendJsonString(out, {p, len});
+          AppendJsonText(out, {p, len});
         else
           AppendTextString({p, len}, out);
         return pos + (len + 1) * 8;
@@ -314,7 +346,7 @@ struct EventFormatter::Walk {
 
   void Name(const PlanNode& n) {
     if (json) {
-      AppendJsonString(out, n.name);
+      AppendJsonText(out, n.name);
       out->push_back(':');
     } else {
       *out += n.name;
@@ -348,7 +380,7 @@ struct EventFormatter::Walk {
       const void* nul = std::memchr(p, 0, avail);
       const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
       if (json)
-        AppendJsonString(out, {p, len});
+        AppendJsonText(out, {p, len});
       else
         AppendTextString({p, len}, out);
       return start + count * 8;
@@ -387,7 +419,14 @@ struct EventFormatter::Walk {
   }
 };
 
-void EventFormatter::AppendTime(uint64_t ns, std::string* out) {
+void EventFormatter::Line::Grow(size_t n) {
+  const size_t used = size();
+  bytes_.resize(std::max<size_t>(bytes_.size() * 2, used + n + 256));
+  end_ = bytes_.data() + used;
+  limit_ = bytes_.data() + bytes_.size();
+}
+
+void EventFormatter::AppendTime(uint64_t ns, Line* out) {
   const uint64_t sec = ns / 1'000'000'000, frac = ns % 1'000'000'000;
   if (options_.time == TimeFormat::kSeconds) {
     AppendDecimal(sec, out);
@@ -444,7 +483,13 @@ const std::string& EventFormatter::TraceFields(const ctf::Trace* trace) {
   return trace_fields_;
 }
 
-void EventFormatter::AppendText(const Event& e, std::string* out) {
+void EventFormatter::AppendText(const Event& e, std::string* line) {
+  line_.clear();
+  AppendTextLine(e, &line_);
+  line->append(line_.data(), line_.size());
+}
+
+void EventFormatter::AppendTextLine(const Event& e, Line* out) {
   out->push_back('[');
   if (options_.time == TimeFormat::kCycles)
     AppendZeroPadded(e.cycles, 20, out);
@@ -468,7 +513,7 @@ void EventFormatter::AppendText(const Event& e, std::string* out) {
   if (options_.hostname) *out += TraceFields(e.trace);
   out->push_back(' ');
   if (e.kind == Event::Kind::kDiscarded) {
-    fmt::format_to(std::back_inserter(*out), "<discarded>: {{ count = {} }}", e.discarded);
+    *out += fmt::format("<discarded>: {{ count = {} }}", e.discarded);
     return;
   }
   *out += e.name();
@@ -497,22 +542,28 @@ void EventFormatter::AppendText(const Event& e, std::string* out) {
   }
 }
 
-void EventFormatter::AppendJson(const Event& e, std::string* out) {
+void EventFormatter::AppendJson(const Event& e, std::string* line) {
+  line_.clear();
+  AppendJsonLine(e, &line_);
+  line->append(line_.data(), line_.size());
+}
+
+void EventFormatter::AppendJsonLine(const Event& e, Line* out) {
   *out += "{\"timestamp\":"sv;
   AppendDecimal(e.timestamp, out);
   *out += ",\"time\":\""sv;
   AppendTime(e.timestamp, out);
   *out += "\",\"host\":"sv;
-  AppendJsonString(out, e.trace->hostname());
+  AppendJsonText(out, e.trace->hostname());
   *out += ",\"name\":"sv;
-  AppendJsonString(out, e.name());
+  AppendJsonText(out, e.name());
   *out += ",\"cpu\":"sv;
   AppendDecimal(e.cpu, out);
   *out += ",\"stream\":"sv;
   AppendDecimal(uint64_t{e.stream_index}, out);
   if (e.kind == Event::Kind::kDiscarded) {
-    fmt::format_to(std::back_inserter(*out), ",\"discarded\":{},\"from\":{},\"to\":{}}}",
-                   e.discarded, e.discarded_begin, e.discarded_end);
+    *out += fmt::format(",\"discarded\":{},\"from\":{},\"to\":{}}}", e.discarded, e.discarded_begin,
+                        e.discarded_end);
     return;
   }
   Walk w(e, true, out, walk_slots_);
