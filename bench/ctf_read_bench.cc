@@ -439,7 +439,7 @@ double Median(std::vector<double> v) {
 
 struct Contender {
   std::string label;
-  std::string mode;  // events, fields, events-next or scan
+  std::string mode;  // the --child mode it runs (events, fields, fields-1cpu, ...)
   unsigned threads;
   std::vector<double> wall, cpu;
   Result last;

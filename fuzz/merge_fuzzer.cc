@@ -233,12 +233,14 @@ void ExpectSame(const std::string& how, const Read& want, const Read& got, bool 
       Differ(how + " statistics", want.stats[i], got.stats[i], want, got);
 }
 
-// Declares the tick's `k` (32 bits on a byte) in the metadata at `path` as four fields
-// over the same bits: 3 bits on the byte, a signed 5-bit field 3 bits into it, a
-// big-endian 13-bit one, and 11 bits from 5 bits into the third byte. The events' bytes
-// and layout stay the same, but the named-field reads now shift (the pipeline's
-// static-field entries) or take the general path (big endian), and must still agree with
-// the inline read's slots. (The ticks' values are spread over all 32 bits for that.)
+// Declares the tick's `k` (32 bits on a byte) in the metadata at `path` as five fields
+// over the same bits: in the first byte 3 bits, then a signed 5-bit field 3 bits into it;
+// a big-endian 16-bit field (the byte order changes on byte boundaries only, as CTF
+// readers such as babeltrace2 require); in the last byte 5 bits, then a signed 3-bit field
+// 5 bits into it. The events' bytes and layout stay the same, but the named-field reads
+// now shift (the pipeline's static-field entries) or take the general path (big endian),
+// and must still agree with the inline read's slots. (The ticks' values are spread over
+// all 32 bits for that.)
 void ReshapeTick(const std::string& path) {
   std::string text;
   {
@@ -251,8 +253,9 @@ void ReshapeTick(const std::string& path) {
   text.replace(begin, at + 4 - begin,
                "integer { size = 3; align = 8; signed = false; } _k3;\n"
                "integer { size = 5; align = 1; signed = true; } _ks5;\n"
-               "integer { size = 13; align = 1; signed = false; byte_order = be; } _kbe;\n"
-               "integer { size = 11; align = 1; signed = false; } _k11;");
+               "integer { size = 16; align = 1; signed = false; byte_order = be; } _kbe;\n"
+               "integer { size = 5; align = 1; signed = false; } _k5;\n"
+               "integer { size = 3; align = 1; signed = true; } _ks3;");
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 

@@ -18,6 +18,7 @@ PACKAGES=(
   babeltrace2                        # the reference CTF reader, used by tests and benchmarks
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
   valgrind
+  time                               # GNU time: scripts/bench_events_text.sh's CPU times
   liblttng-ust-dev lttng-tools        # LTTng-UST: the interop test records with it; the client benchmark
   chromium                           # the HTML report test: a real headless browser
 )

@@ -39,6 +39,11 @@ class EventFormatter {
   class Line {
    public:
     Line() { Grow(0); }
+    // end_ and limit_ point into bytes_: a copy would write into the original's buffer.
+    Line(const Line&) = delete;
+    Line& operator=(const Line&) = delete;
+    Line(Line&&) = default;  // the vector's buffer moves with its pointers
+    Line& operator=(Line&&) = default;
     void clear() { end_ = bytes_.data(); }
     size_t size() const { return static_cast<size_t>(end_ - bytes_.data()); }
     const char* data() const { return bytes_.data(); }
