@@ -42,6 +42,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -66,6 +67,17 @@ struct Result {
   long max_rss_kb = 0;
   uint64_t checksum = 0;
 };
+
+// Opens the trace at `dir`; null, with the error on stderr, when it cannot.
+std::unique_ptr<EventReader> OpenOrSay(const std::string& dir,
+                                       const causeway::ctf::ReaderOptions& options) {
+  auto reader = EventReader::Open({dir}, options);
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
+    return nullptr;
+  }
+  return std::move(reader).value();
+}
 
 // The child's report: "seconds events bytes checksum" on stdout.
 void PrintChildResult(Clock::time_point t0, uint64_t events, uint64_t bytes, uint64_t sum) {
@@ -113,17 +125,14 @@ int ChildScan(const std::string& dir, unsigned threads) {
   const auto t0 = Clock::now();
   causeway::ctf::ReaderOptions options;
   options.decode_threads = 0;
-  auto reader = EventReader::Open({dir}, options);
-  if (!reader.ok()) {
-    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
-    return 1;
-  }
+  const std::unique_ptr<EventReader> reader = OpenOrSay(dir, options);
+  if (!reader) return 1;
   struct alignas(64) Sums {
     uint64_t events = 0, sum = 0;
   };
   std::vector<Sums> sums(std::max(1u, threads));
   const causeway::Status status =
-      (*reader)->ScanUnordered(threads, [&](unsigned worker, causeway::ctf::StreamCursor& cursor) {
+      reader->ScanUnordered(threads, [&](unsigned worker, causeway::ctf::StreamCursor& cursor) {
         uint64_t events = 0;
         const uint64_t sum = ScanStream(cursor, &events);
         sums[worker].events += events;
@@ -138,7 +147,7 @@ int ChildScan(const std::string& dir, unsigned threads) {
     events += s.events;
     sum += s.sum;
   }
-  PrintChildResult(t0, events, (*reader)->total_bytes(), sum);
+  PrintChildResult(t0, events, reader->total_bytes(), sum);
   return 0;
 }
 
@@ -162,13 +171,10 @@ int ChildBound(const std::string& dir) {
   causeway::ctf::ReaderOptions options;
   options.decode_threads = 0;
   auto timed_scan = [&](auto&& per_stream) -> double {
-    auto reader = EventReader::Open({dir}, options);
-    if (!reader.ok()) {
-      std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
-      return -1;
-    }
+    const std::unique_ptr<EventReader> reader = OpenOrSay(dir, options);
+    if (!reader) return -1;
     const auto t0 = Clock::now();
-    const causeway::Status status = (*reader)->ScanUnordered(
+    const causeway::Status status = reader->ScanUnordered(
         1, [&](unsigned, causeway::ctf::StreamCursor& cursor) { per_stream(cursor); });
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!status.ok()) {
@@ -284,12 +290,9 @@ int ChildBound(const std::string& dir) {
 // Runs in the child: opens the reader and reads no event; prints "seconds 0 bytes streams".
 int ChildOpen(const std::string& dir) {
   const auto t0 = Clock::now();
-  auto reader = EventReader::Open({dir}, causeway::ctf::ReaderOptions{});
-  if (!reader.ok()) {
-    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
-    return 1;
-  }
-  PrintChildResult(t0, 0, (*reader)->total_bytes(), (*reader)->stream_stats().size());
+  const std::unique_ptr<EventReader> reader = OpenOrSay(dir, causeway::ctf::ReaderOptions{});
+  if (!reader) return 1;
+  PrintChildResult(t0, 0, reader->total_bytes(), reader->stream_stats().size());
   return 0;
 }
 
@@ -300,18 +303,15 @@ int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
   const auto t0 = Clock::now();
   causeway::ctf::ReaderOptions options;
   options.decode_threads = threads;
-  auto reader = EventReader::Open({dir}, options);
-  if (!reader.ok()) {
-    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
-    return 1;
-  }
+  const std::unique_ptr<EventReader> reader = OpenOrSay(dir, options);
+  if (!reader) return 1;
   // Per event class, the scalar and text fields to read, as compact refs (field_ref.h) in
   // two arrays shared by every class.
   struct ClassFields {
     bool prepared = false;
     uint32_t scalars_begin = 0, scalars_end = 0, texts_begin = 0, texts_end = 0;
   };
-  std::vector<ClassFields> classes((*reader)->num_event_classes());
+  std::vector<ClassFields> classes(reader->num_event_classes());
   std::vector<ScalarRef> scalars;
   std::vector<TextRef> texts;
   uint64_t events = 0, sum = 0;
@@ -343,28 +343,28 @@ int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
     sum += acc;
   };
   if (next) {
-    while (const Event* e = (*reader)->Next()) {
+    while (const Event* e = reader->Next()) {
       ++events;
       sum += e->timestamp ^ e->class_index;
       if (fields && e->kind == Event::Kind::kEvent) read_fields(*e);
     }
   } else if (fields) {
-    (*reader)->ForEach([&](const Event& e) {
+    reader->ForEach([&](const Event& e) {
       ++events;
       sum += e.timestamp ^ e.class_index;
       if (e.kind == Event::Kind::kEvent) read_fields(e);
     });
   } else {
-    (*reader)->ForEach([&](const Event& e) {
+    reader->ForEach([&](const Event& e) {
       ++events;
       sum += e.timestamp ^ e.class_index;
     });
   }
-  if (!(*reader)->status().ok()) {
-    std::fprintf(stderr, "%s\n", (*reader)->status().ToString().c_str());
+  if (!reader->status().ok()) {
+    std::fprintf(stderr, "%s\n", reader->status().ToString().c_str());
     return 1;
   }
-  PrintChildResult(t0, events, (*reader)->total_bytes(), sum);
+  PrintChildResult(t0, events, reader->total_bytes(), sum);
   return 0;
 }
 
@@ -374,14 +374,11 @@ int Child(const std::string& dir, bool fields, unsigned threads, bool next) {
 int ChildCountFieldReads(const std::string& dir) {
   causeway::ctf::ReaderOptions options;
   options.decode_threads = 0;
-  auto reader = EventReader::Open({dir}, options);
-  if (!reader.ok()) {
-    std::fprintf(stderr, "%s\n", reader.status().ToString().c_str());
-    return 1;
-  }
-  std::vector<int64_t> per_class((*reader)->num_event_classes(), -1);
+  const std::unique_ptr<EventReader> reader = OpenOrSay(dir, options);
+  if (!reader) return 1;
+  std::vector<int64_t> per_class(reader->num_event_classes(), -1);
   uint64_t reads = 0;
-  (*reader)->ForEach([&](const Event& e) {
+  reader->ForEach([&](const Event& e) {
     if (e.kind != Event::Kind::kEvent) return;
     int64_t& n = per_class[e.class_index];
     if (n < 0) {
@@ -391,8 +388,8 @@ int ChildCountFieldReads(const std::string& dir) {
     }
     reads += static_cast<uint64_t>(n);
   });
-  if (!(*reader)->status().ok()) {
-    std::fprintf(stderr, "%s\n", (*reader)->status().ToString().c_str());
+  if (!reader->status().ok()) {
+    std::fprintf(stderr, "%s\n", reader->status().ToString().c_str());
     return 1;
   }
   std::printf("%lu\n", static_cast<unsigned long>(reads));
