@@ -1,7 +1,7 @@
 // Lines of a file (or of text in memory), one at a time, read through one reused window:
 // memory is the window (grown only to hold the longest line), not the file. Line-based
 // formats (JSON Lines span files) are parsed as they are read instead of after the whole
-// file is in memory, which on a large recording saved the file's size in fresh pages.
+// file is in memory, which would cost the file's size in fresh pages.
 //
 // Invariants: lines are split at '\n' only (a '\r' before it stays in the line); the last
 // line may have no '\n' (last_line_unterminated()); offsets are byte offsets in the file;

@@ -76,10 +76,10 @@ MergedPaths MergeCriticalPaths(const ExecutionGraph& g, const std::vector<PathRa
   // table gives each segment its group (consecutive segments often share one). Bucketing
   // here, rather than keeping every segment's times and group in arrays and copying them
   // group by group afterwards, holds each segment once instead of twice and lets each
-  // group's memory go as soon as its nodes are made (on a 10,000-request recording the
-  // arrays and the copy took 71 MB, mostly fresh pages for the kernel to zero).
+  // group's memory go as soon as its nodes are made (arrays and a copy would mostly be
+  // fresh pages for the kernel to zero).
   // 16 bytes, not 24: a segment's length fits 32 bits (4.29 s) but for a few long waits,
-  // whose ends are kept apart (kLong): 8 MB less on a 10,000-request recording.
+  // whose ends are kept apart (kLong).
   struct Entry {
     int64_t start;
     uint32_t length;  // kLong: the end is long_end[segment]

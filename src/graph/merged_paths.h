@@ -38,8 +38,8 @@ static_assert(sizeof(MergedNode) == 32);
 
 // The nodes, by id, in chunks of 1 MiB rather than one array: they are made while the
 // merge frees the memory of the segments it has grouped, and chunks of that size fit in
-// what the heap got back, where one array of up to 34 MB did not (it was mapped apart: 21
-// MB more of peak memory on a 10,000-request recording). Ids are dense from 0; a node
+// what the heap got back, where one large array would not (it would be mapped apart and add
+// to the peak). Ids are dense from 0; a node
 // stays where it is (no reallocation moves it).
 class NodeStore {
  public:
@@ -109,7 +109,7 @@ struct MergeOptions {
   // Keep the nodes (MergedPaths::nodes) and each path's node ids (MergedPath::nodes).
   // Without them the nodes are only counted (num_nodes, shared_nodes, shared_ns, pieces) and
   // each path's range is set: what a caller that reads each path through on_path needs,
-  // without the memory of the nodes (21 MB on a 10,000-request recording) and node lists.
+  // without the memory of the nodes and node lists.
   bool keep_nodes = true;
   // Called with each range's index and its critical path as soon as it is computed (the
   // path is valid during the call only).

@@ -158,8 +158,8 @@ class KernelModel {
   std::vector<uint8_t> flags_;                      // per worker
   // Segments in flight: sent and received within microseconds, so the map stays small while
   // a million go through it. Open addressing in one array: a node allocated and freed per
-  // segment (std::unordered_map) cost 4% of `causeway requests`' instructions on a
-  // 10,000-request recording, and reusing the nodes still left a cache miss per chain.
+  // segment (std::unordered_map) is a visible cost at that rate, and reusing the nodes
+  // still leaves a cache miss per chain.
   absl::flat_hash_map<PacketKey, PacketSource, PacketKeyHash> packets_;
   int64_t next_expiry_sweep_ = INT64_MIN;  // trace time of the next ExpirePackets sweep
   int64_t last_ts_ = 0;

@@ -1,8 +1,8 @@
 // The common shape of OTLP JSON span documents, read with simdjson's On-Demand parser.
 //
-// Why: with the DOM parser, a span file was parsed twice over — simdjson built a tape of
-// every value, then the reader walked it looking members up — a quarter of `causeway
-// requests`'s instructions on a 10,000-request recording. On-Demand parses values where
+// Why: with the DOM parser, a span file is parsed twice over — simdjson builds a tape of
+// every value, then the reader walks it looking members up — a large share of `causeway
+// requests`'s work on a recording of many requests. On-Demand parses values where
 // the reader stands, in document order, and skips what it does not read.
 //
 // Invariant: for a document this path accepts, the spans are exactly those the DOM reader

@@ -582,8 +582,7 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths, size_t wi
   }
   set.by_id.reserve(total / 512);
   // The spans too (a little more generously: untouched capacity costs no memory): growing by
-  // doubling left up to half the vector unused and, with the copy, more at its peak (36 MB
-  // for 22 MB of spans on a 10,000-request recording).
+  // doubling leaves up to half the vector unused and, with the copy, peaks higher still.
   set.spans.reserve(total / 448);
   SpanParsers parsers;
   for (const std::string& f : files) {

@@ -12,9 +12,7 @@ namespace causeway::ctf {
 
 // One event as a worker decoded it (DecodedEvent, StreamCursor::Record), in 16 bytes: the
 // records cross from the core that wrote them to the one that merges, and that costs by
-// the byte (a ring of 16-byte records: 2.1 ns a record from core to core against 1.0
-// within one, 40 bytes 5.2 ns, 72 bytes 9.4 ns; 20 M records, 4096 to a batch,
-// 2026-11-27). An event whose layout is static under the LTTng header
+// the byte (docs/performance.md). An event whose layout is static under the LTTng header
 // (StreamCursor::static_start), and whose clock value is its timestamp less the stream's
 // clock offset, is handed over as its header start alone; any other record keeps its
 // clock value and slots in DecodedBatch::extras. `where` is kind << kWhereShift | (header
@@ -111,10 +109,8 @@ DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsign
     for (const bool c : continues) chains += !c;
   }
   // Each batch handed over costs a few cache lines bounced between cores, so batches are
-  // large while a stream's ring stays within the cache (4096 records against 1024 on the
-  // 630 MB 4-CPU trace with one worker: 0.192 against 0.201 s, every field read 0.445
-  // against 0.480 s; medians of 7 interleaved runs, 2026-11-27); with many streams,
-  // smaller so that memory stays bounded (about 256 Ki records in all).
+  // large while a stream's ring stays within the cache; with many streams, smaller so that
+  // memory stays bounded (about 256 Ki records in all).
   batch_events_ = batch_events > 0
                       ? std::min<uint32_t>(batch_events, kMaxBatchEvents)
                       : static_cast<uint32_t>(std::clamp<size_t>(
@@ -180,8 +176,8 @@ bool DecodePipeline::TryFill(BufferedStream::Ring* r) {
     if (!before->done.load(std::memory_order_acquire)) return false;
     // One chunk decoded ahead of the one the merge reads, no more: a ring that is done
     // holds its bytes and batches until the merge has read them, and the fillers would
-    // otherwise decode a rotated recording's chunks far ahead (30 MB held in a recording
-    // of 100 chunks of 2 MB, heaptrack), holding memory that grows with the recording.
+    // otherwise decode a rotated recording's chunks far ahead, holding memory that grows
+    // with the recording.
     if (before->after && !before->after->released.load(std::memory_order_acquire)) return false;
   }
   if (r->produced.load(std::memory_order_relaxed) - r->consumed.load(std::memory_order_acquire) >=
@@ -577,11 +573,8 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
   if (records_.size() < total) records_.resize(total);
   // Past its part of the run, each stream holds a record after the horizon, or its batch's
   // end marker at UINT64_MAX: the bound both merges below rely on. The tree's step
-  // recomputes every node, which beyond 4 streams costs more than the sorted heads' pass
-  // (register spills: 8 streams 0.088 s against 0.084 s, 16 streams 0.115 against 0.101;
-  // 2 streams 0.083 against 0.084, 4 streams 0.236 against 0.241 and with every field read
-  // 0.465 against 0.480; `ctf_read_bench --child events|fields DIR 1`, medians of 5 to 9
-  // interleaved runs, 2026-11-27).
+  // recomputes every node, which beyond 4 streams spills registers and costs more than the
+  // sorted heads' pass; up to 4 it is the cheaper of the two.
   if (heads_.size() <= 4) {  // heads_ is in stream order: the tree's leaf order
     const auto run = heads_.size() <= 2 ? MergeTreeRun<2> : MergeTreeRun<4>;
     run(heads_.data(), heads_.size(), run_next_.data(), order_.data(), records_.data(), total);

@@ -51,9 +51,8 @@ class alignas(64) BufferedStream {
     return &event_;
   }
   // Take() with the view built inline, for a loop that takes many events in a row
-  // (EventReader::ForEach). Next() calls the out-of-line one: inlined there, the view took
-  // registers from the merge's step around it (365 -> 402 M instructions reading the 60 MB
-  // 4-CPU trace with one decoding thread, callgrind).
+  // (EventReader::ForEach). Next() calls the out-of-line one: inlined there, the view takes
+  // registers from the merge's step around it.
   [[gnu::always_inline]] const Event* TakeInline(const DecodedEvent* record) {
     LoadInline(index_++, *record);
     return &event_;
@@ -96,10 +95,9 @@ class alignas(64) BufferedStream {
     event_.static_fields = fields;
     // The event's bytes were most likely copied and decoded on the decoding thread's CPU:
     // a caller reading fields waits on the lines crossing over. Asking for the stream's
-    // bytes 1 KB ahead saves part of that wait (every field read, +1 thread, 600 MB:
-    // medians of 11, 0.452 s against 0.480 s without; reading no field, unchanged). A
-    // prefetch never faults, even past the buffer; the address is worked out as an
-    // integer, since a pointer past the buffer's end is not valid C++.
+    // bytes 1 KB ahead saves part of that wait, and costs a caller that reads no field
+    // nothing measurable. A prefetch never faults, even past the buffer; the address is worked out
+    // as an integer, since a pointer past the buffer's end is not valid C++.
     __builtin_prefetch(
         reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(event_.data) + (at >> 3) + 1024));
     for (int s = 0; s < 4; ++s) {
@@ -178,18 +176,13 @@ class DecodePipeline {
   // With `tree` given, a run of up to 4 streams with events in it is not merged here: it is
   // set up in *tree, *order is set to null, and the caller merges it as it takes it
   // (EventReader::Next). The merge's chain of loads and selects then overlaps the work
-  // on each event instead of running before it: on the 630 MB 4-CPU trace with one
-  // worker, 0.149 -> 0.138 s for events, 0.402 -> 0.369 s with every field read, pinned
-  // to one vCPU 0.300 -> 0.275 s (medians of 9, 5 and 5 interleaved runs, 2026-11-27).
+  // on each event instead of running before it.
   // With `wide` given too, a run of 5 to LoserTree::kMaxLeaves streams is left in *wide the
-  // same way (on the 630 MB 16-CPU trace with one worker, the read through ForEach 0.360 ->
-  // 0.231 s, through Next() 0.381 -> 0.244 s; medians of 5 interleaved runs, 2026-11-28).
+  // same way, where the sorted heads' pass would rewrite every head for each event.
   size_t MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree = nullptr,
                       WideRun* wide = nullptr);
   // The record of each event of the last run, beside *order: the merge has it at hand,
-  // and Take() then need not find it in the batch (with every field read, 0.442 -> 0.400 s
-  // on the 630 MB 4-CPU trace with one worker; events alone 0.190 -> 0.188 s; medians of
-  // 7 interleaved runs, 2026-11-27).
+  // and Take() then need not find it in the batch.
   const DecodedEvent* const* run_records() const { return records_.data(); }
 
   // Batches a stream may be ahead of the merge.
@@ -252,17 +245,13 @@ class DecodePipeline {
 // CAUSEWAY_DECODE_THREADS environment variable if set, else 0 (decode in the caller's
 // thread). A worker costs CPU (records handed between cores, views rebuilt): reads that
 // share the machine with other work (span readers, tests, small traces) stay inline, and
-// whole-trace analyses take AnalysisDecodeThreads() below. (Before the merge was taken
-// per event, the pipeline made no read faster on the 2-core machine: `causeway threads`
-// on the 10,000-request recording, 0.55 s wall and CPU inline, 0.59 s wall and 0.97 s CPU
-// with one worker.)
+// whole-trace analyses take AnalysisDecodeThreads() below.
 unsigned DefaultDecodeThreads();
 
 // Decoding threads for a whole-trace analysis (the kernel graph that `causeway threads`,
 // `critical-path` and the rest build): CAUSEWAY_DECODE_THREADS if set, else 1 on a
-// machine with at least 2 CPUs, else 0. Since the merge is taken one tree step per event
-// (TreeRun), one worker made `causeway threads` on the 630 MB 4-CPU trace 0.49 -> 0.37 s
-// wall, for 0.48 -> 0.54 s of CPU (3 runs each, 2026-11-27), where it used to be slower.
+// machine with at least 2 CPUs, else 0: there a worker shortens the read for a little more
+// CPU in all (bench/README.md).
 unsigned AnalysisDecodeThreads();
 
 }  // namespace causeway::ctf

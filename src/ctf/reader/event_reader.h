@@ -67,10 +67,9 @@ struct ReaderOptions {
 
 // Cache-line aligned, like StreamCursor and BufferedStream: each is written on every event
 // by one thread, and a line shared with a heap object that the other thread writes makes
-// the two threads fight over it. Which objects shared lines changed with the size of
-// earlier allocations (we did not pin down which pair it was): adding 8 bytes of members
-// to this class took the read with one decoding thread from 0.274 to 0.253 s
-// (ctf_read_bench --child events DIR 1, 7 interleaved runs); aligned, 0.245 s.
+// the two threads fight over it. Which objects share lines depends on the size of earlier
+// allocations, so without the alignment an unrelated change of a member's size moves the
+// read's speed.
 class alignas(64) EventReader {
  public:
   // Opens every trace directory. A directory that holds no `metadata` but has trace
@@ -79,9 +78,9 @@ class alignas(64) EventReader {
                                                      const ReaderOptions& options = {});
 
   // The next event, or nullptr at the end or on error (then status() is not OK). The
-  // event stays valid until the next call. Always inlined: GCC stopped inlining it into
-  // a reading loop once ForEach existed, and the call cost 25 instructions an event
-  // (60 MB 4-CPU trace, one worker: 399 against 365 M, callgrind).
+  // event stays valid until the next call. Always inlined: GCC does not inline it into a
+  // reading loop on its own (ForEach's instance takes its place), and the call costs a
+  // few dozen instructions an event.
   [[gnu::always_inline]] const Event* Next() {
     if (current_) [[likely]] {  // decoding inline, a stream on top
       if (current_->Next()) [[likely]]
@@ -113,12 +112,8 @@ class alignas(64) EventReader {
   // stopped it. Next() may go on after f stopped it; f must not call Next() itself. The
   // same events as Next(), faster with decoding threads: the merge's heads stay in
   // registers through a run (MergeTreeSteps::TakeRest) instead of being stored and loaded
-  // back on every call, and each view is built inline. On the 630 MB 4-CPU trace with one
-  // worker, events alone 0.220 -> 0.182 s (11 interleaved runs), pinned to one vCPU 0.374
-  // -> 0.324 s; 279 against 365 M instructions on the 60 MB trace (callgrind). With every
-  // field read, about the same (0.592 against 0.594 s, 5 runs; pinned 0.735 against 0.823
-  // s median, 0.729 against 0.744 s best, of 3): the field reads' registers crowd the heads'.
-  // (2026-11-28; `ctf_read_bench --child events|fields DIR 1` against Next().)
+  // back on every call, and each view is built inline. A consumer that reads every field
+  // gains little: the field reads' registers crowd the heads'.
   template <typename F>
   bool ForEach(F&& f) {
     // f's result as a bool: true (go on) for an f that returns nothing.
@@ -234,8 +229,7 @@ class alignas(64) EventReader {
   // Inline decoding: the cursor of the stream whose event was returned last (null before
   // the first event and at the end). Its event is not kept beside it: GCC stored the two
   // pointers with one 16-byte vector store, and Next()'s 8-byte load of the cursor then
-  // waited for that store to complete instead of taking its value from the store buffer
-  // (ctf_read_bench --child events DIR 0: 0.305 against 0.282 s, 5 interleaved runs).
+  // waited for that store to complete instead of taking its value from the store buffer.
   StreamCursor* current_ = nullptr;
   // Decoding on threads: the pipeline's streams, and the run it merged last (stream indexes
   // in merged order; pos is the next one to return), on a cache line of their own.

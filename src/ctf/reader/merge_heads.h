@@ -5,7 +5,7 @@
 // kMaxSortedHeads streams the heads are kept fully sorted, and the head that advanced
 // moves down to its rank in a fixed pass of selects (MoveTopToRank) rather than a loop
 // that stops at the rank: where it lands is close to random, and the loop mispredicted
-// its exit about one time in three (see README). EventReader uses it event by event,
+// its exit about one time in three (docs/performance.md). EventReader uses it event by event,
 // DecodePipeline's horizon merge over whole runs of decoded events.
 #pragma once
 

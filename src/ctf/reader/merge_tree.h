@@ -11,9 +11,9 @@
 // Why not the sorted heads of merge_heads.h for whole runs: there each step moves the
 // advanced head down a pass over every other head and then looks up the stream's next
 // record by its index; here the step's critical path is the tree's depth plus one load.
-// On the 630 MB 4-CPU trace, timestamps in arrays: 2.8 ns per event here (see
-// bench/ctf_read_bench, `--child bound`), against 4.4 ns for the same tree written with
-// ternaries, which GCC compiles into branches that mispredict about one time in two. Past
+// The selects are written so that they stay selects: written as ternaries, GCC compiles
+// them into branches that mispredict about one time in two (which stream comes next is
+// close to a coin toss). Past
 // 4 leaves the heads, pointers and leaves no longer fit in registers and the whole-tree
 // step loses to the sorted heads' pass (DecodePipeline uses it up to 4 streams).
 #pragma once
@@ -157,9 +157,7 @@ inline void MergeTree(std::array<const Record*, P> next, size_t count, Take&& ta
 // Each head is one key: its timestamp shifted up past the leaf, which fills the low bits.
 // One comparison then orders two heads by (timestamp, leaf), and the winner's leaf comes
 // with its key: a node selects two values instead of three, and the step needs no leaf
-// indexes (reading the 60 MB 4-CPU trace through EventReader::Next() with one decoding
-// thread, 56 -> 45 instructions an event in the step, callgrind; in time the same, the
-// step being bound by its chain of loads and selects). A key holds a timestamp
+// indexes. A key holds a timestamp
 // below kMaxTime (2^62 ns, the year 2116 for LTTng's times since the Epoch): every record
 // to take must be earlier (Fits); later ones, such as the sentinels at UINT64_MAX, saturate
 // and come after every record taken.
@@ -184,8 +182,7 @@ class MergeTreeSteps {
   // TakeRest() go on from there; once all are taken the heads are spent (Start again).
   // With 4 leaves the heads stay in registers through the loop instead of being stored
   // and loaded back on every step, and are stored only when take() stops it: stored on
-  // the way out in every case, GCC kept them on the stack all along (60 MB 4-CPU trace
-  // through EventReader::ForEach: 320 against 278 M instructions, callgrind).
+  // the way out in every case, GCC keeps them on the stack all along.
   template <typename TakeFn>
   size_t TakeRest(size_t count, TakeFn&& take) {
     if constexpr (P == 4) {
@@ -239,9 +236,7 @@ class MergeTreeSteps {
     const Record* following = at[0] + 1;
     const uint64_t following_key = Key(following->timestamp, l);
     // Every head rewritten with selects rather than the winner's stored at its index: the
-    // next step's loads then do not wait on a store whose address the selects compute
-    // (pinned to one vCPU 0.2835 -> 0.2726 s, on two 0.1676 -> 0.1647 s; `ctf_read_bench
-    // --child events DIR 1`, 630 MB 4-CPU trace, medians of 5 and 9 interleaved runs).
+    // next step's loads then do not wait on a store whose address the selects compute.
 #pragma GCC unroll 16
     for (size_t i = 0; i < P; ++i)
       merge_internal::ReplaceIfLeaf(l, i, &key[i], &next[i], following_key, following);

@@ -644,7 +644,7 @@ size_t AllocatedBytes() {
 // a chunk's bytes and batches go once the merge is past it. 48 chunks of 4 streams, about
 // 40 KB each: decoded ahead without bound, they held 21.9 MB against 4.1 MB unrotated.
 // (The static layouts freed with the bytes are a few bytes for this one event class; they
-// weigh on LTTng kernel traces: src/ctf/reader/README.md.)
+// weigh on LTTng kernel traces, some 16 KB per stream.)
 TEST(RotatedRecordingTest, ManyChunksHoldAboutWhatTheRecordingUnrotatedHolds) {
   testing::TempDir tmp;
   constexpr uint32_t kStreams = 4, kChunks = 48, kEventsPerStreamAndChunk = 2000;

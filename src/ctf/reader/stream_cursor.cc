@@ -794,8 +794,7 @@ bool StreamCursor::DecodeEvent() {
   std::memcpy(&w, data + base / 8, 8);
   const uint64_t tag = w & h.id_mask;
   // Compact or extended is close to a coin toss in a kernel trace (ids past 30 take the
-  // extended header), yet the branch beats selecting between both options decoded (0.28
-  // against 0.30 s, `ctf_read_bench --child events`, 7 interleaved runs, 2026-11-27): the
+  // extended header), yet the branch beats selecting between both options decoded: the
   // predictor guesses it well, and a select would put the extended id's load on the path
   // to the next event.
   uint64_t id, pos, clock, compact_at, extended_at;

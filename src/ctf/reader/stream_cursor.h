@@ -3,7 +3,7 @@
 // The file is read with pread into a few buffers (chunks) of at least kChunkBytes, each
 // holding whole packets, rather than memory-mapped: decoding from a small buffer that the
 // copy has just brought into the cache beats touching a page-cache mapping page by page
-// (TLB misses and cold lines on every 4 KiB page; see README). A chunk is reused once the
+// (TLB misses and cold lines on every 4 KiB page; docs/performance.md). A chunk is reused once the
 // cursor, or the thread still reading its events (LimitReleaseTo), is past it, so the
 // resident set stays bounded whatever the file size. Per stream it reports what it had
 // to repair: timestamps that went backwards (clamped to the previous one, so the stream
@@ -144,11 +144,9 @@ class alignas(64) StreamCursor {
   // decoder's static path, or its steps for a body that a string ends, decoded it (its
   // slots are then its class's StaticLayout for header option static_option(), plus that
   // start), else kNoStaticLayout. The static path
-  // notes the start with one store rather than the class being looked up here afterwards
-  // (about 20 instructions per event: with one decoding thread 573 against 547 M
-  // instructions on a 60 MB 4-CPU trace; the inline read 307 against 309 M, callgrind). An
-  // event of a static class that the generic path decodes (say, in a packet's last 8 bytes) has
-  // none: the pipeline copies its slots.
+  // notes the start with one store, cheaper than looking the class up here afterwards
+  // (about 20 instructions per event). An event of a static class that the generic path decodes
+  // (say, in a packet's last 8 bytes) has none: the pipeline copies its slots.
   uint64_t static_start() const { return static_start_; }
   // Only a plain extended option reaches the static path (PrepareFastPath).
   uint32_t static_option() const { return header_slots_[lttng_.compact_slot] == kAbsent; }
