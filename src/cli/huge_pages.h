@@ -2,16 +2,13 @@
 //
 // `causeway requests` builds and frees hundreds of MB of short-lived arrays (spans,
 // critical-path segments, merged nodes, JSON). On a kernel whose THP mode is `madvise`
-// (Debian's default) every 4 KiB of that is a page fault; on a virtual machine a fault is
-// expensive (tens of microseconds each on the development VM). glibc does not advise huge pages for
-// its heap unless told so by GLIBC_TUNABLES at process start (which would mean running the
-// program a second time, about 11 ms of CPU per run there). Instead, at the start of main,
-// the heap is grown once by a large reserve of address space (M_TOP_PAD, no memory is
-// touched) and that range is advised MADV_HUGEPAGE: whatever the heap hands out from it, the
-// blocks above the mmap threshold included, comes in huge pages as it is first touched.
-// This replaced running the program again with `glibc.malloc.hugetlb=1` in GLIBC_TUNABLES:
-// on a 10,000-request recording, `requests` CPU 0.91 -> 0.86 s (15 interleaved runs, medians).
-// CAUSEWAY_HUGEPAGES=0 turns it off.
+// (Debian's default) every 4 KiB of that is a page fault, and on a virtual machine a fault
+// is expensive. glibc does not advise huge pages for its heap unless told so by
+// GLIBC_TUNABLES at process start, which would mean running the program a second time.
+// Instead, at the start of main, the heap is grown once by a large reserve of address space
+// (M_TOP_PAD, no memory is touched) and that range is advised MADV_HUGEPAGE: whatever the
+// heap hands out from it, the blocks above the mmap threshold included, comes in huge pages
+// as it is first touched. CAUSEWAY_HUGEPAGES=0 turns it off.
 #pragma once
 
 #include <cstddef>
@@ -31,10 +28,8 @@ bool AdviseHugePagesForHeap();
 // 32 MiB come from the heap (not from mmap, which glibc would unmap at free) and the top of
 // the heap is not trimmed. The phases of `causeway requests` free large arrays that the next
 // phase allocates again; given back, every reuse is a fresh page fault and a kernel page
-// clear. Measured on a 10,000-request recording (scripts/bench_requests.sh's): minor faults
-// 10.8k -> 4.7k, CPU -7..-12% (median of 7-9, noisy machine), peak RSS +1%. All threads
-// share one arena, so that memory freed by the thread reading the spans serves the analysis
-// too (peak RSS 209 -> 197 MB there). CAUSEWAY_HEAP_REUSE=0 turns it off.
+// clear. All threads share one arena, so that memory freed by the thread reading the spans
+// serves the analysis too. CAUSEWAY_HEAP_REUSE=0 turns it off.
 void KeepFreedHeapForReuse();
 
 }  // namespace causeway::cli
