@@ -1,5 +1,7 @@
 #include "analysis/critpath_analysis.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "graph/thread_lookup.h"
@@ -10,55 +12,72 @@ namespace {
 
 using testing::KernelScenario;
 
-// Thread 9 exits at 7; the kernel gives its tid to a new thread at 20.
-const char* const kTidReused = R"(
-    0 cpu0 switch 0 -> 1
-    5 cpu0 fork 1 -> 9
-    6 cpu0 switch 1 R -> 9
-    7 cpu0 exit 9
-    8 cpu0 switch 9 X -> 1
-    20 cpu0 fork 1 -> 9
-    21 cpu0 switch 1 R -> 9
-    end 30
+// Tid 7 is three threads: on host A one that exits at 12 and, from 20, the one the kernel
+// gave its tid to next; on host B a server that runs throughout.
+const char* const kTidSeveralTimes = R"(
+    host A
+    0 cpu0 switch 0 -> 1:main
+    10 cpu0 fork 1 -> 7:first
+    11 cpu0 switch 1 R -> 7
+    12 cpu0 exit 7
+    13 cpu0 switch 7 X -> 1
+    20 cpu0 fork 1 -> 7:second
+    24 cpu0 switch 1 R -> 7
+    host B
+    0 cpu0 switch 0 -> 7:server
+    end 40
   )";
 
-TEST(ThreadLookupTest, ATidNamesTheThreadAliveAtThatTime) {
-  KernelScenario s(kTidReused);
-  const graph::ThreadLookup threads(s.graph(), graph::ThreadLookup::kAllHosts);
-  const std::vector<graph::WorkerId> both = threads.Find(9, INT64_MIN, INT64_MAX);
-  ASSERT_EQ(both.size(), 2u);
-  EXPECT_EQ(threads.At(9, 6), both[0]);
-  EXPECT_EQ(threads.At(9, 25), both[1]);
-  EXPECT_EQ(both[1], s.Worker(9));
-  EXPECT_EQ(threads.At(9, 12), graph::kNoWorker);
-  EXPECT_EQ(threads.At(42, 6), graph::kNoWorker);
-  EXPECT_EQ(threads.Find(9, 10, 15).size(), 0u);
-  EXPECT_EQ(threads.Find(9, 15, 20), std::vector<graph::WorkerId>{both[1]});
+TEST(ThreadLookupTest, ATidNamesTheThreadAliveAtThatTimeOnItsHost) {
+  KernelScenario s(kTidSeveralTimes);
+  const auto& hosts = s.graph().hosts();
+  const graph::ThreadLookup a(
+      s.graph(), static_cast<uint32_t>(std::find(hosts.begin(), hosts.end(), "A") - hosts.begin()));
+  const std::vector<graph::WorkerId> on_a = a.Find(7, INT64_MIN, INT64_MAX);
+  ASSERT_EQ(on_a.size(), 2u);
+  EXPECT_EQ(a.At(7, 11), on_a[0]);
+  EXPECT_EQ(a.At(7, 30), on_a[1]);
+  EXPECT_EQ(on_a[1], s.Worker(7, "A"));
+  EXPECT_EQ(a.At(7, 15), graph::kNoWorker);
+  EXPECT_EQ(a.At(42, 11), graph::kNoWorker);
+  EXPECT_TRUE(a.Find(7, 14, 18).empty());
+  EXPECT_EQ(a.Find(7, 15, 20), std::vector<graph::WorkerId>{on_a[1]});
+  const graph::ThreadLookup all(s.graph(), graph::ThreadLookup::kAllHosts);
+  EXPECT_EQ(all.Find(7, INT64_MIN, INT64_MAX).size(), 3u);
+  EXPECT_EQ(all.Find(7, 14, 18), std::vector<graph::WorkerId>{s.Worker(7, "B")});
 }
 
-TEST(CritpathAnalysisTest, AReusedTidIsAskedToBeNarrowed) {
-  KernelScenario s(kTidReused);
+TEST(CritpathAnalysisTest, AnAmbiguousTidListsItsThreadsUntilHostAndRangeNarrowIt) {
+  KernelScenario s(kTidSeveralTimes);
   ThreadPathQuery q;
-  q.tid = 9;
-  auto both = AnalyzeThreadPath(s.graph(), q);
-  ASSERT_FALSE(both.ok());
-  EXPECT_EQ(both.status().code(), StatusCode::kInvalidArgument);
-  const std::string msg = both.status().ToString();
-  EXPECT_NE(msg.find("tid 9 is 2 different threads; choose one with --host or --begin/--end:\n"
-                     "  host A: tid 9 from "),
-            std::string::npos)
+  q.tid = 7;
+  auto three = AnalyzeThreadPath(s.graph(), q);
+  ASSERT_FALSE(three.ok());
+  EXPECT_EQ(three.status().code(), StatusCode::kInvalidArgument);
+  const std::string msg = three.status().ToString();
+  EXPECT_EQ(msg.rfind("tid 7 is 3 different threads; choose one with --host or --begin/--end:\n"
+                      "  host A: A/7 (first) from ",
+                      0),
+            0u)
       << msg;
+  EXPECT_NE(msg.find("\n  host B: B/7 (server) from "), std::string::npos) << msg;
 
-  q.begin = 15;
+  q.host = "B";
+  auto server = AnalyzeThreadPath(s.graph(), q);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  EXPECT_EQ(server->worker, s.Worker(7, "B"));
+  EXPECT_FALSE(server->path.segments.empty());
+
+  q.host = "A";
+  q.begin = 18;
   auto second = AnalyzeThreadPath(s.graph(), q);
   ASSERT_TRUE(second.ok()) << second.status().ToString();
-  EXPECT_EQ(second->worker, s.Worker(9));
-  EXPECT_EQ(second->path.worker, s.Worker(9));
-  EXPECT_FALSE(second->path.segments.empty());
+  EXPECT_EQ(second->worker, s.Worker(7, "A"));
+  EXPECT_EQ(second->path.worker, second->worker);
 }
 
 TEST(CritpathAnalysisTest, UnknownThreadsAndHostsSayWhatThereIs) {
-  KernelScenario s(kTidReused);
+  KernelScenario s(kTidSeveralTimes);
   ThreadPathQuery q;
   q.tid = 42;
   auto none = AnalyzeThreadPath(s.graph(), q);
@@ -66,21 +85,16 @@ TEST(CritpathAnalysisTest, UnknownThreadsAndHostsSayWhatThereIs) {
   EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(none.status().ToString(),
             "tid 42 does not run in the traces (see `causeway threads` for the threads there are)");
-  q.tid = 9;
-  q.begin = 10;
-  q.end = 15;
+  q = {.tid = 7, .host = "A", .begin = 14, .end = 18};
   auto gap = AnalyzeThreadPath(s.graph(), q);
   ASSERT_FALSE(gap.ok());
-  EXPECT_NE(gap.status().ToString().find("tid 9 does not run in the traces in that time range"),
+  EXPECT_EQ(gap.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(gap.status().ToString().find("tid 7 does not run in the traces in that time range"),
             std::string::npos);
-  q = {};
-  q.tid = 1;
-  q.host = "nowhere";
+  q = {.tid = 1, .host = "C"};
   auto host = AnalyzeThreadPath(s.graph(), q);
   ASSERT_FALSE(host.ok());
-  EXPECT_EQ(host.status().ToString(), "no host 'nowhere' in the traces (hosts: A)");
-  q.host = "A";
-  EXPECT_TRUE(AnalyzeThreadPath(s.graph(), q).ok());
+  EXPECT_EQ(host.status().ToString(), "no host 'C' in the traces (hosts: A, B)");
 }
 
 }  // namespace
