@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/request_diagnosis.h"
 #include "requests/request_analysis.h"
 #include "support/kernel_scenario.h"
 
@@ -82,7 +83,8 @@ void ExpectSameSummariesWithoutPaths(const KernelScenario& k, const spans::SpanS
     EXPECT_EQ(x.dominant, y.dominant);
     EXPECT_EQ(x.dominant_thread, y.dominant_thread);
     EXPECT_EQ(x.dominant_request, y.dominant_request);
-    EXPECT_EQ(x.diagnosis, y.diagnosis);
+    EXPECT_EQ(report::RequestDiagnosis(k.graph(), s, *a, x),
+              report::RequestDiagnosis(k.graph(), s, kept, y));
   }
   // The listings' variant keeps the root spans only, and gives the same summaries.
   spans::SpanSet roots = s;
@@ -103,7 +105,8 @@ void ExpectSameSummariesWithoutPaths(const KernelScenario& k, const spans::SpanS
     EXPECT_EQ(x.by_request, y.by_request);
     EXPECT_EQ(x.by_thread, y.by_thread);
     EXPECT_EQ(x.dominant, y.dominant);
-    EXPECT_EQ(x.diagnosis, y.diagnosis);
+    EXPECT_EQ(report::RequestDiagnosis(k.graph(), roots, *b, x),
+              report::RequestDiagnosis(k.graph(), s, kept, y));
   }
   ASSERT_EQ(b->operations.size(), kept.operations.size());
   for (size_t i = 0; i < kept.operations.size(); ++i) {
@@ -182,8 +185,8 @@ TEST(RequestScenario, LockHeldByAnotherRequestIsBlockedByThatRequest) {
   EXPECT_EQ(a.requests[0].dominant, Cause::kBlockedByRequest);
   EXPECT_EQ(a.requests[0].dominant_request, 1);
   EXPECT_EQ(k.graph().worker(a.requests[0].dominant_thread).tid, 2);
-  EXPECT_NE(a.requests[0].diagnosis.find("blocked by request 00000000"), std::string::npos)
-      << a.requests[0].diagnosis;
+  const std::string diagnosis = report::RequestDiagnosis(k.graph(), set, a, a.requests[0]);
+  EXPECT_NE(diagnosis.find("blocked by request 00000000"), std::string::npos) << diagnosis;
   // B was never held back.
   EXPECT_EQ(Pieces(k, a, 1), "2@0-80 running");
   EXPECT_EQ(a.requests[1].dominant, Cause::kRunning);
@@ -290,8 +293,8 @@ TEST(RequestScenario, AThreadThatRanNoSpanIsNamedByItsProcesssService) {
   EXPECT_EQ(k.graph().worker(k.Worker(1)).pid, 1);
   EXPECT_EQ(a.requests[0].dominant, Cause::kWaitingForThread);
   EXPECT_EQ(a.ThreadLabel(k.graph(), k.Worker(7)), "tid 7 (svc)");
-  EXPECT_NE(a.requests[0].diagnosis.find("on tid 7 (svc)"), std::string::npos)
-      << a.requests[0].diagnosis;
+  const std::string diagnosis = report::RequestDiagnosis(k.graph(), set, a, a.requests[0]);
+  EXPECT_NE(diagnosis.find("on tid 7 (svc)"), std::string::npos) << diagnosis;
   EXPECT_EQ(a.ThreadLabel(k.graph(), k.Worker(9)), "tid 9 (other)");
   ASSERT_NE(a.ServiceOf(k.graph(), k.Worker(7)), nullptr);
   EXPECT_EQ(a.ServiceOf(k.graph(), k.Worker(9)), nullptr);
@@ -333,7 +336,8 @@ TEST(RequestScenario, PreemptionAndTimerAreNamed) {
   EXPECT_EQ(a.requests[0].by_cause[static_cast<int>(Cause::kPreempted)], 41);
   EXPECT_EQ(a.requests[0].by_cause[static_cast<int>(Cause::kTimer)], 10);
   EXPECT_EQ(a.requests[0].dominant, Cause::kPreempted);
-  EXPECT_NE(a.requests[0].diagnosis.find("waiting for a CPU"), std::string::npos);
+  EXPECT_NE(report::RequestDiagnosis(k.graph(), set, a, a.requests[0]).find("waiting for a CPU"),
+            std::string::npos);
   ExpectTiles(a);
 }
 

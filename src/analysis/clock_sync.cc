@@ -1,14 +1,12 @@
 #include "analysis/clock_sync.h"
 
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "analysis/sync_analysis.h"
+#include "analysis/sync_transforms_json.h"
 #include "ctf/reader/event_reader.h"
 #include "kernel/kernel_layout.h"
 
@@ -44,67 +42,6 @@ std::string ClockSync::Note() const {
   if (!alone.empty())
     note += fmt::format("; NOT synchronized (no usable messages, own clock kept): {}", alone);
   return note;
-}
-
-std::string TransformJsonFields(const ClockTransform& t) {
-  return fmt::format("\"origin_ns\": {}, \"slope_q40\": {}, \"offset_ns\": {}", t.origin, t.slope,
-                     t.offset);
-}
-
-StatusOr<std::vector<sync::HostTransform>> LoadTransformsFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(fmt::format("Cannot read clock transforms: file={}: cannot open", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto fail = [&path](const std::string& where, const std::string& what) {
-    return InvalidArgument(
-        fmt::format("Cannot read clock transforms: file={}: {}: {} (expected the output of "
-                    "`causeway sync --format json`)",
-                    path, where, what));
-  };
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::exception& e) {
-    return fail("", e.what());
-  }
-  if (!j.is_object() || !j.contains("hosts") || !j["hosts"].is_array())
-    return fail("hosts", "missing or not an array");
-  std::vector<sync::HostTransform> out;
-  std::set<std::string> names;
-  for (size_t i = 0; i < j["hosts"].size(); ++i) {
-    const nlohmann::json& h = j["hosts"][i];
-    const std::string where = fmt::format("hosts[{}]", i);
-    if (!h.is_object() || !h.contains("host") || !h["host"].is_string())
-      return fail(where + ".host", "missing or not a string");
-    sync::HostTransform t;
-    t.host = h["host"].get<std::string>();
-    if (!names.insert(t.host).second) return fail(where + ".host", "host listed twice");
-    t.reference = h.value("reference", false);
-    t.connected = h.value("connected", false);
-    t.via = h.value("via", "");
-    if (h.contains("accuracy_ns") && h["accuracy_ns"].is_number())
-      t.accuracy_ns = h["accuracy_ns"].get<double>();
-    else
-      t.accuracy_ns = INFINITY;
-    if (t.connected) {
-      if (!h.contains("transform") || !h["transform"].is_object())
-        return fail(where + ".transform", "missing for a connected host");
-      const nlohmann::json& x = h["transform"];
-      for (const char* k : {"origin_ns", "slope_q40", "offset_ns"})
-        if (!x.contains(k) || !x[k].is_number_integer())
-          return fail(where + ".transform." + k, "missing or not an integer");
-      t.transform.origin = x["origin_ns"].get<int64_t>();
-      t.transform.slope = x["slope_q40"].get<int64_t>();
-      t.transform.offset = x["offset_ns"].get<int64_t>();
-      if (t.transform.slope <= 0)
-        return fail(where + ".transform.slope_q40", "must be positive (clocks run forward)");
-      t.slope = static_cast<long double>(t.transform.slope) / ClockTransform::kSlopeOne;
-      t.offset = t.transform.offset - t.slope * t.transform.origin;
-    }
-    out.push_back(t);
-  }
-  return out;
 }
 
 StatusOr<ClockSync> ResolveClockSync(const std::vector<std::string>& paths,

@@ -1,6 +1,6 @@
 // ClockSync: the clock transforms a multi-host analysis applies, from the traces themselves
 // (AnalyzeSync, automatic when the traces hold more than one host), from a file written by
-// `causeway sync --format json`, or none.
+// `causeway sync --format json` (analysis/sync_transforms_json.h), or none.
 #pragma once
 
 #include <map>
@@ -35,9 +35,5 @@ struct ClockSync {
 
 StatusOr<ClockSync> ResolveClockSync(const std::vector<std::string>& paths,
                                      const ClockSyncOptions& options);
-
-// The exact integer transform as `causeway sync --format json` writes it, and back.
-std::string TransformJsonFields(const ClockTransform& t);  // "origin_ns": …, "slope_q40": …
-StatusOr<std::vector<sync::HostTransform>> LoadTransformsFile(const std::string& path);
 
 }  // namespace causeway::analysis

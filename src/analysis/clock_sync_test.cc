@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/sync_transforms_json.h"
 #include "support/test_util.h"
 
 namespace causeway::analysis {
@@ -44,35 +45,6 @@ TEST(ClockSyncTest, LoadsTheExactTransformsOfCausewaySync) {
   EXPECT_NE(note.find("NOT synchronized (no usable messages, own clock kept): c"),
             std::string::npos)
       << note;
-}
-
-TEST(ClockSyncTest, BadFilesSayWhatAndWhere) {
-  testing::TempDir tmp;
-  const std::pair<std::string, std::string> cases[] = {
-      {"{", "parse error"},
-      {"[]", "hosts: missing or not an array"},
-      {R"({"hosts": [{"connected": true}]})", "hosts[0].host: missing or not a string"},
-      {R"({"hosts": [{"host": "b", "connected": true}]})",
-       "hosts[0].transform: missing for a connected host"},
-      {R"({"hosts": [{"host": "b", "connected": true, "transform": {"origin_ns": 1,
-          "slope_q40": 1.5, "offset_ns": 0}}]})",
-       "hosts[0].transform.slope_q40: missing or not an integer"},
-      {R"({"hosts": [{"host": "b", "connected": true, "transform": {"origin_ns": 1,
-          "slope_q40": 0, "offset_ns": 0}}]})",
-       "hosts[0].transform.slope_q40: must be positive"},
-      {R"({"hosts": [{"host": "b"}, {"host": "b"}]})", "hosts[1].host: host listed twice"},
-  };
-  for (const auto& [text, want] : cases) {
-    const std::string path = Write(tmp, text);
-    auto r = LoadTransformsFile(path);
-    ASSERT_FALSE(r.ok()) << text;
-    const std::string msg = r.status().ToString();
-    EXPECT_NE(msg.find("Cannot read clock transforms: file=" + path), std::string::npos) << msg;
-    EXPECT_NE(msg.find(want), std::string::npos) << msg;
-  }
-  auto missing = LoadTransformsFile(tmp.path() + "/none.json");
-  ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.status().ToString().find("cannot open"), std::string::npos);
 }
 
 TEST(ClockSyncTest, OneHostNeedsNoSynchronization) {

@@ -13,7 +13,7 @@
 //      expiry after `fine_expiry_ns`; every segment feeds the convex hulls of the result.
 // When the coarse step cannot link every host, the fine step runs without expiry (exact,
 // memory not bounded). One-step (`two_step = false`): one pass on raw timestamps without
-// expiry, as before.
+// expiry.
 #pragma once
 
 #include <string>

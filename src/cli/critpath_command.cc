@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "analysis/critpath_analysis.h"
 #include "cli/commands.h"
 #include "cli/kernel_load.h"
 #include "cli/time_arg.h"
-#include "graph/critical_path.h"
 #include "report/critpath_format.h"
 
 namespace causeway::cli {
@@ -24,70 +24,38 @@ struct CritpathOptions {
 };
 
 int RunCritpath(const CritpathOptions& o) {
-  int64_t begin = INT64_MIN, end = INT64_MAX;
+  analysis::ThreadPathQuery q;
+  q.tid = o.tid;
+  q.host = o.host;
   if (!o.begin.empty()) {
     auto t = ParseTimeArg(o.begin);
     if (!t.ok())
       return fmt::print(stderr, "causeway critpath: --begin: {}\n", t.status().ToString()), 2;
-    begin = static_cast<int64_t>(*t);
+    q.begin = static_cast<int64_t>(*t);
   }
   if (!o.end.empty()) {
     auto t = ParseTimeArg(o.end);
     if (!t.ok())
       return fmt::print(stderr, "causeway critpath: --end: {}\n", t.status().ToString()), 2;
-    end = static_cast<int64_t>(*t);
+    q.end = static_cast<int64_t>(*t);
   }
-  if (begin > end) return fmt::print(stderr, "causeway critpath: --begin is after --end\n"), 2;
+  if (q.begin.value_or(INT64_MIN) > q.end.value_or(INT64_MAX))
+    return fmt::print(stderr, "causeway critpath: --begin is after --end\n"), 2;
 
   auto analysis = LoadKernelAnalysis(o.traces, o.sync);
   if (!analysis.ok())
     return fmt::print(stderr, "causeway critpath: {}\n", analysis.status().ToString()), 1;
   const graph::ExecutionGraph& g = (*analysis)->graph;
-
-  // The workers that are this tid: one per host, more when the tid was reused.
-  std::vector<graph::WorkerId> found;
-  bool host_known = o.host.empty();
-  for (graph::WorkerId w = 0; w < g.num_workers(); ++w) {
-    const graph::Worker& k = g.worker(w);
-    if (!o.host.empty() && g.hosts()[k.host] != o.host) continue;
-    host_known = true;
-    if (k.tid != o.tid) continue;
-    if (k.start() > end || g.WorkerEnd(w) < begin) continue;
-    found.push_back(w);
-  }
-  if (!host_known) {
-    std::string hosts;
-    for (const auto& h : g.hosts()) hosts += (hosts.empty() ? "" : ", ") + h;
-    return fmt::print(stderr, "causeway critpath: no host '{}' in the traces (hosts: {})\n", o.host,
-                      hosts),
-           1;
-  }
-  if (found.empty())
-    return fmt::print(stderr,
-                      "causeway critpath: tid {} does not run in the traces{} (see `causeway "
-                      "threads` for the threads there are)\n",
-                      o.tid, o.begin.empty() && o.end.empty() ? "" : " in that time range"),
-           1;
-  if (found.size() > 1) {
-    std::string which;
-    for (graph::WorkerId w : found)
-      which += fmt::format("\n  host {}: {} from {} to {}", g.hosts()[g.worker(w).host],
-                           report::ThreadLabel(g, w), report::FormatTimestamp(g.worker(w).start()),
-                           report::FormatTimestamp(g.WorkerEnd(w)));
-    return fmt::print(stderr,
-                      "causeway critpath: tid {} is {} different threads; choose one with --host "
-                      "or --begin/--end:{}\n",
-                      o.tid, found.size(), which),
-           2;
-  }
-  graph::CriticalPathFinder finder(g);
-  const graph::CriticalPath path = finder.Compute(found[0], begin, end);
-  const graph::PathSummary summary = graph::Summarize(path);
+  auto p = analysis::AnalyzeThreadPath(g, q);
+  // An ambiguous tid is a usage error: the user has to say which thread.
+  if (!p.ok())
+    return fmt::print(stderr, "causeway critpath: {}\n", p.status().ToString()),
+           p.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
   if (o.format == "json") {
-    nlohmann::json j = report::CriticalPathJson(g, path, summary);
+    nlohmann::json j = report::CriticalPathJson(g, p->path, p->summary);
     std::puts(j.dump(2).c_str());
   } else {
-    std::fputs(report::CriticalPathText(g, path, summary).c_str(), stdout);
+    std::fputs(report::CriticalPathText(g, p->path, p->summary).c_str(), stdout);
     const std::string note = RepairNote(**analysis);
     if (!note.empty()) std::fputs(("\n" + note).c_str(), stdout);
   }

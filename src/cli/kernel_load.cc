@@ -1,11 +1,6 @@
 #include "cli/kernel_load.h"
 
-#include <optional>
-
 #include <fmt/format.h>
-
-#include "cli/progress.h"
-#include "ctf/reader/decode_pipeline.h"
 
 namespace causeway::cli {
 
@@ -37,22 +32,28 @@ void AddClockSyncFlags(CLI::App* cmd, ClockSyncFlags* flags) {
   file->excludes(ref);
 }
 
-StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
-    const std::vector<std::string>& traces, const ClockSyncFlags& sync) {
-  std::optional<Progress> progress;
+analysis::KernelAnalysisOptions KernelAnalysisDisplay::Options(const ClockSyncFlags& sync) {
   analysis::KernelAnalysisOptions options;
   options.sync = sync.ToOptions();
-  options.decode_threads = ctf::AnalysisDecodeThreads();
   if (StderrIsInteractive()) {
-    options.progress = [&progress](uint64_t done, uint64_t total, uint64_t events) {
-      if (!progress) progress.emplace("Building graph", total, true);
-      progress->Update(done, events);
+    options.progress = [this](uint64_t done, uint64_t total, uint64_t events) {
+      if (!progress_) progress_.emplace("Building graph", total, true);
+      progress_->Update(done, events);
     };
   }
-  auto result = analysis::AnalyzeKernel(traces, options);
-  if (progress) progress->Finish();
-  if (result.ok() && (*result)->clocks.applied)
-    fmt::print(stderr, "{}\n", (*result)->clocks.Note());
+  return options;
+}
+
+void KernelAnalysisDisplay::Done(const analysis::KernelAnalysis* a) {
+  if (progress_) progress_->Finish();
+  if (a && a->clocks.applied) fmt::print(stderr, "{}\n", a->clocks.Note());
+}
+
+StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
+    const std::vector<std::string>& traces, const ClockSyncFlags& sync) {
+  KernelAnalysisDisplay display;
+  auto result = analysis::AnalyzeKernel(traces, display.Options(sync));
+  display.Done(result.ok() ? result->get() : nullptr);
   return result;
 }
 

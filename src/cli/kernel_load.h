@@ -1,7 +1,9 @@
-// Builds the kernel execution graph for a CLI command, with a progress line on a terminal.
+// The kernel analysis as the CLI runs it: flags to options, a progress line on a terminal,
+// the clock note on stderr (so that JSON on stdout stays clean).
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 
 #include "analysis/kernel_analysis.h"
 #include "base/status.h"
+#include "cli/progress.h"
 
 namespace causeway::cli {
 
@@ -21,8 +24,24 @@ struct ClockSyncFlags {
 };
 void AddClockSyncFlags(CLI::App* cmd, ClockSyncFlags* flags);
 
-// Synchronizes the hosts' clocks as the flags say (the note goes to stderr, so that JSON on
-// stdout stays clean), then builds the graph.
+// What a command shows while a kernel analysis runs, wherever it is assembled.
+class KernelAnalysisDisplay {
+ public:
+  KernelAnalysisDisplay() = default;
+  KernelAnalysisDisplay(const KernelAnalysisDisplay&) = delete;  // its callback points here
+  KernelAnalysisDisplay& operator=(const KernelAnalysisDisplay&) = delete;
+
+  // The analysis options the flags ask for, with a progress line on a terminal.
+  analysis::KernelAnalysisOptions Options(const ClockSyncFlags& sync);
+  // Ends the progress line and prints which clocks were synchronized (`a`: the analysis,
+  // nullptr when it failed).
+  void Done(const analysis::KernelAnalysis* a);
+
+ private:
+  std::optional<Progress> progress_;
+};
+
+// Synchronizes the hosts' clocks as the flags say, then builds the graph.
 StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
     const std::vector<std::string>& traces, const ClockSyncFlags& sync = {});
 

@@ -4,13 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
-#include <map>
-#include <mutex>
 #include <random>
 
 #include <fmt/format.h>
@@ -18,8 +13,8 @@
 
 #include "cli/commands.h"
 #include "pivot/advice.h"
-#include "pivot/nats_client.h"
 #include "pivot/parser.h"
+#include "pivot/pivot_session.h"
 #include "pivot/protocol.h"
 #include "pivot/results.h"
 #include "pivot/value_json.h"
@@ -29,7 +24,6 @@ namespace {
 
 using nlohmann::json;
 using pivot::Aggregate;
-using Clock = std::chrono::steady_clock;
 
 std::atomic<bool> g_stop{false};
 void OnStopSignal(int) { g_stop.store(true); }
@@ -43,21 +37,6 @@ struct Opts {
   bool explain = false;
   std::string subject_prefix{pivot::kDefaultSubjectPrefix};
   int64_t final_wait_ms = 3000;
-};
-
-// What the agents sent, in arrival order (one subscription: the CLI's inbox).
-struct Inbound {
-  std::string subject;
-  std::string data;
-};
-
-struct AgentState {
-  pivot::AgentIdentity identity;
-  bool ok = false;
-  std::string error;
-  int64_t woven = 0;
-  bool final = false;
-  pivot::QueryStats stats;
 };
 
 json NumberJson(double v) {
@@ -127,189 +106,59 @@ std::string Table(const RowFormatter& f, const pivot::CompiledQuery& q,
   return out;
 }
 
-class PivotSession {
+// What the command prints while the session runs and when it ends.
+class SessionPrinter {
  public:
-  PivotSession(const Opts& o, pivot::CompiledQuery q)
-      : o_(o),
-        q_(std::move(q)),
-        fmt_(q_),
-        totals_(q_.aggregates.size()),
-        interval_(q_.aggregates.size()) {}
+  SessionPrinter(const Opts& o, const pivot::PivotSession& session)
+      : o_(o), session_(session), fmt_(session.query()) {}
 
-  int Run() {
-    auto nats = pivot::NatsClient::Connect(o_.nats_url, "causeway pivot");
-    if (!nats.ok()) {
-      std::fprintf(stderr, "causeway pivot: %s\n", nats.status().message().c_str());
-      return 1;
-    }
-    nats_ = std::move(*nats);
-    pivot::Subjects subjects;
-    subjects.prefix = o_.subject_prefix;
-    inbox_ = nats_->NewInbox();
-    install_.id = q_.id;
-    install_.query = o_.query;
-    install_.interval_ms = o_.interval_ms;
-    install_.lease_ms = std::max<int64_t>(10000, 5 * o_.interval_ms);
-    install_.results = inbox_ + ".results";
-    const std::string body = pivot::Encode(install_);
-
-    Status s = nats_->Subscribe(inbox_ + ".>", [this](const pivot::NatsMessage& m) {
-      std::lock_guard lock(mu_);
-      inbound_.push_back({std::string(m.subject), std::string(m.data)});
-      cv_.notify_all();
-    });
-    // Agents that start while the query runs ask for it before they serve anything.
-    if (s.ok()) {
-      s = nats_->Subscribe(subjects.hello(), [this](const pivot::NatsMessage& m) {
-        if (!m.reply.empty())
-          (void)nats_->Publish(std::string(m.reply), pivot::EncodeHelloReply({install_}));
-      });
-    }
-    if (s.ok()) s = nats_->Flush(std::chrono::seconds(2));
-    if (s.ok()) s = nats_->Publish(subjects.install(), body, inbox_ + ".ack");
-    if (!s.ok()) {
-      std::fprintf(stderr, "causeway pivot: %s\n", s.message().c_str());
-      return 1;
-    }
-    start_ = Clock::now();
-    // The first acknowledgements, so the user knows at once where the query runs.
-    Drain(start_ + std::chrono::milliseconds(500));
-    std::fprintf(stderr, "causeway pivot: query %s installed on %zu agent(s)%s\n", q_.id.c_str(),
-                 CountAgents(), ErrorsSuffix().c_str());
-    std::fflush(stderr);
-
-    const auto interval = std::chrono::milliseconds(o_.interval_ms);
-    auto next_tick = start_ + interval;
-    const auto deadline =
-        o_.duration_s > 0
-            ? start_ + std::chrono::milliseconds(static_cast<int64_t>(o_.duration_s * 1000))
-            : Clock::time_point::max();
-    while (!g_stop.load() && Clock::now() < deadline) {
-      Drain(std::min({next_tick, deadline, Clock::now() + std::chrono::milliseconds(100)}));
-      if (Clock::now() >= next_tick) {
-        (void)nats_->Publish(subjects.install(), body, inbox_ + ".ack");  // lease and late agents
-        Tick();
-        next_tick += interval;
-      }
-    }
-
-    // Remove the query everywhere; each agent answers with what it aggregated last.
-    (void)nats_->Publish(subjects.uninstall(), pivot::EncodeUninstall(q_.id), inbox_ + ".final");
-    const auto final_deadline = Clock::now() + std::chrono::milliseconds(o_.final_wait_ms);
-    while (Clock::now() < final_deadline && PendingFinals() > 0) {
-      Drain(std::min(final_deadline, Clock::now() + std::chrono::milliseconds(50)));
-    }
-    // Everything the server delivered before this marker has been handled after it.
-    (void)nats_->Publish(inbox_ + ".marker", "");
-    marker_seen_ = false;
-    const auto marker_deadline = Clock::now() + std::chrono::seconds(2);
-    while (!marker_seen_ && Clock::now() < marker_deadline) {
-      Drain(std::min(marker_deadline, Clock::now() + std::chrono::milliseconds(50)));
-    }
-    nats_->Close();
-    PrintFinal();
-    return 0;
+  pivot::SessionEvents Events() const {
+    const pivot::PivotSession* session = &session_;
+    pivot::SessionEvents e;
+    e.installed = [session] {
+      const size_t refused = session->CountRefused();
+      std::fprintf(stderr, "causeway pivot: query %s installed on %zu agent(s)%s\n",
+                   session->query().id.c_str(), session->CountAgents(),
+                   refused ? fmt::format(", {} refused it", refused).c_str() : "");
+      std::fflush(stderr);
+    };
+    e.refused = [](const pivot::AgentIdentity& agent, const std::string& error) {
+      std::fprintf(stderr, "causeway pivot: agent %s (%s) cannot run the query: %s\n",
+                   agent.agent.c_str(), agent.service.c_str(), error.c_str());
+    };
+    e.bad_message = [](const Status& s, const std::string& subject) {
+      std::fprintf(stderr, "causeway pivot: %s (from subject %s)\n", s.message().c_str(),
+                   subject.c_str());
+    };
+    e.interval = [this] { Interval(); };
+    return e;
   }
 
- private:
-  // Handles inbound messages until `until` (returns early when one arrived and was handled).
-  void Drain(Clock::time_point until) {
-    std::unique_lock lock(mu_);
-    cv_.wait_until(lock, until, [&] { return !inbound_.empty() || g_stop.load(); });
-    std::deque<Inbound> batch;
-    batch.swap(inbound_);
-    lock.unlock();
-    for (const Inbound& m : batch) Handle(m);
-  }
-
-  void Handle(const Inbound& m) {
-    // An empty message is the server's "no responders" status to a request nobody took.
-    if (m.data.empty() && m.subject != inbox_ + ".marker") return;
-    const std::string_view kind = std::string_view(m.subject).substr(inbox_.size() + 1);
-    if (kind == "marker") {
-      marker_seen_ = true;
-    } else if (kind == "ack") {
-      auto r = pivot::DecodeInstallReply(m.data);
-      if (!r.ok() || r->id != q_.id) return;
-      AgentState& a = agents_[r->agent.agent];
-      const bool first = a.identity.agent.empty();
-      a.identity = r->agent;
-      a.ok = r->ok;
-      a.woven = r->woven;
-      if (!r->ok && (first || a.error != r->error)) {
-        std::fprintf(stderr, "causeway pivot: agent %s (%s) cannot run the query: %s\n",
-                     r->agent.agent.c_str(), r->agent.service.c_str(), r->error.c_str());
-      }
-      a.error = r->error;
-    } else if (kind == "results" || kind == "final") {
-      auto r = pivot::DecodeResults(m.data);
-      if (!r.ok()) {
-        ++bad_messages_;
-        std::fprintf(stderr, "causeway pivot: %s (from subject %s)\n", r.status().message().c_str(),
-                     m.subject.c_str());
-        return;
-      }
-      if (r->id != q_.id) return;
-      AgentState& a = agents_[r->agent.agent];
-      if (a.identity.agent.empty()) {
-        a.identity = r->agent;
-        a.ok = true;
-      }
-      a.stats = r->stats;
-      a.final = a.final || r->final;
-      totals_.Add(r->rows);
-      interval_.Add(r->rows);
-    }
-  }
-
-  size_t CountAgents() const {
-    size_t n = 0;
-    for (const auto& [id, a] : agents_) n += a.ok ? 1 : 0;
-    return n;
-  }
-
-  std::string ErrorsSuffix() const {
-    size_t n = 0;
-    for (const auto& [id, a] : agents_) n += a.ok ? 0 : 1;
-    return n ? fmt::format(", {} refused it", n) : "";
-  }
-
-  size_t PendingFinals() const {
-    size_t n = 0;
-    for (const auto& [id, a] : agents_) n += (a.ok && !a.final) ? 1 : 0;
-    return n;
-  }
-
-  double Elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-
-  json RowsJson(const std::vector<pivot::ResultRow>& rows) const {
-    json out = json::array();
-    for (const auto& r : rows) out.push_back(fmt_.Json(r));
-    return out;
-  }
-
-  void Tick() {
+  void Interval() const {
+    const pivot::PivotSession& s = session_;
+    const pivot::CompiledQuery& q = s.query();
     if (o_.format == "jsonl") {
       json line = {{"type", "interval"},
-                   {"id", q_.id},
-                   {"elapsed_s", Elapsed()},
-                   {"agents", CountAgents()},
-                   {"rows", RowsJson(interval_.Rows())}};
+                   {"id", q.id},
+                   {"elapsed_s", s.Elapsed()},
+                   {"agents", s.CountAgents()},
+                   {"rows", RowsJson(s.interval().Rows())}};
       std::printf("%s\n", line.dump().c_str());
       std::fflush(stdout);
     } else if (isatty(STDOUT_FILENO)) {
       std::printf("\x1b[H\x1b[2J%s — query %s on %zu agent(s), %.0f s (Ctrl-C to stop)\n\n%s",
-                  o_.query.c_str(), q_.id.c_str(), CountAgents(), Elapsed(),
-                  Table(fmt_, q_, totals_.Rows()).c_str());
+                  o_.query.c_str(), q.id.c_str(), s.CountAgents(), s.Elapsed(),
+                  Table(fmt_, q, s.totals().Rows()).c_str());
       std::fflush(stdout);
     }
-    interval_ = pivot::ResultTable(q_.aggregates.size());
   }
 
-  void PrintFinal() {
+  void Final() const {
+    const pivot::PivotSession& s = session_;
+    const pivot::CompiledQuery& q = s.query();
     pivot::QueryStats stats;
     json agents = json::array(), missing = json::array();
-    for (const auto& [id, a] : agents_) {
+    for (const auto& [id, a] : s.agents()) {
       stats.firings += a.stats.firings;
       stats.emitted += a.stats.emitted;
       stats.dropped_tuples += a.stats.dropped_tuples;
@@ -329,11 +178,11 @@ class PivotSession {
                    "miss their last interval): %s\n",
                    missing.size(), missing.dump().c_str());
     }
-    if (bad_messages_) {
+    if (s.bad_messages()) {
       std::fprintf(stderr,
                    "causeway pivot: %llu message(s) on the inbox could not be decoded "
                    "and were ignored\n",
-                   static_cast<unsigned long long>(bad_messages_));
+                   static_cast<unsigned long long>(s.bad_messages()));
     }
     if (stats.dropped_tuples || stats.type_errors) {
       std::fprintf(stderr, "causeway pivot: %llu tuple(s) dropped at caps, %llu type error(s)\n",
@@ -342,15 +191,15 @@ class PivotSession {
     }
     if (o_.format == "jsonl") {
       json line = {{"type", "final"},
-                   {"id", q_.id},
+                   {"id", q.id},
                    {"query", o_.query},
-                   {"elapsed_s", Elapsed()},
-                   {"columns", q_.columns},
-                   {"rows", RowsJson(totals_.Rows())},
-                   {"rows_dropped", totals_.dropped()},
+                   {"elapsed_s", s.Elapsed()},
+                   {"columns", q.columns},
+                   {"rows", RowsJson(s.totals().Rows())},
+                   {"rows_dropped", s.totals().dropped()},
                    {"agents", agents},
                    {"missing_agents", missing},
-                   {"bad_messages", bad_messages_},
+                   {"bad_messages", s.bad_messages()},
                    {"stats",
                     {{"firings", stats.firings},
                      {"emitted", stats.emitted},
@@ -359,28 +208,23 @@ class PivotSession {
       std::printf("%s\n", line.dump().c_str());
     } else {
       if (isatty(STDOUT_FILENO)) std::printf("\n");
-      std::printf("%s", Table(fmt_, q_, totals_.Rows()).c_str());
-      std::fprintf(stderr, "causeway pivot: %zu agent(s), %.1f s, %llu firing(s)\n", CountAgents(),
-                   Elapsed(), static_cast<unsigned long long>(stats.firings));
+      std::printf("%s", Table(fmt_, q, s.totals().Rows()).c_str());
+      std::fprintf(stderr, "causeway pivot: %zu agent(s), %.1f s, %llu firing(s)\n",
+                   s.CountAgents(), s.Elapsed(), static_cast<unsigned long long>(stats.firings));
     }
     std::fflush(stdout);
   }
 
+ private:
+  json RowsJson(const std::vector<pivot::ResultRow>& rows) const {
+    json out = json::array();
+    for (const auto& r : rows) out.push_back(fmt_.Json(r));
+    return out;
+  }
+
   const Opts& o_;
-  pivot::CompiledQuery q_;
+  const pivot::PivotSession& session_;
   RowFormatter fmt_;
-  pivot::ResultTable totals_;
-  pivot::ResultTable interval_;
-  std::unique_ptr<pivot::NatsClient> nats_;
-  std::string inbox_;
-  pivot::InstallCommand install_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Inbound> inbound_;
-  std::map<std::string, AgentState> agents_;
-  bool marker_seen_ = false;
-  uint64_t bad_messages_ = 0;
-  Clock::time_point start_;
 };
 
 std::string NewQueryId() {
@@ -457,8 +301,22 @@ Runner RegisterPivot(CLI::App& app) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     sigaction(SIGHUP, &sa, nullptr);
-    PivotSession session(*o, std::move(*compiled));
-    return session.Run();
+    pivot::SessionOptions so;
+    so.query = o->query;
+    so.nats_url = o->nats_url;
+    so.interval_ms = o->interval_ms;
+    so.duration_s = o->duration_s;
+    so.subject_prefix = o->subject_prefix;
+    so.final_wait_ms = o->final_wait_ms;
+    so.stop = &g_stop;
+    pivot::PivotSession session(std::move(so), std::move(*compiled));
+    const SessionPrinter printer(*o, session);
+    if (Status s = session.Run(printer.Events()); !s.ok()) {
+      std::fprintf(stderr, "causeway pivot: %s\n", s.message().c_str());
+      return 1;
+    }
+    printer.Final();
+    return 0;
   };
 }
 

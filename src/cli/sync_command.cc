@@ -3,21 +3,12 @@
 #include <cstdio>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "analysis/sync_analysis.h"
+#include "analysis/sync_transforms_json.h"
 #include "cli/commands.h"
 
 namespace causeway::cli {
-
-namespace {
-
-nlohmann::json Number(long double v) {
-  if (std::isinf(v)) return nullptr;  // unbounded: JSON has no infinity
-  return static_cast<double>(v);
-}
-
-}  // namespace
 
 Runner RegisterSync(CLI::App& app) {
   auto* cmd = app.add_subcommand(
@@ -70,58 +61,7 @@ Runner RegisterSync(CLI::App& app) {
       return r.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
     }
     if (o->format == "json") {
-      nlohmann::json hosts = nlohmann::json::array(), pairs = nlohmann::json::array();
-      for (const auto& h : r->hosts)
-        hosts.push_back({{"host", h.host},
-                         {"reference", h.reference},
-                         {"connected", h.connected},
-                         {"via", h.via},
-                         {"slope", Number(h.slope)},
-                         {"offset_ns", Number(h.offset)},
-                         {"accuracy_ns", Number(h.accuracy_ns)}});
-      for (size_t i = 0; i < r->hosts.size(); ++i)
-        if (r->hosts[i].connected)
-          hosts[i]["transform"] = {{"origin_ns", r->hosts[i].transform.origin},
-                                   {"slope_q40", r->hosts[i].transform.slope},
-                                   {"offset_ns", r->hosts[i].transform.offset}};
-      for (const auto& p : r->pairs)
-        pairs.push_back({{"a", p.a},
-                         {"b", p.b},
-                         {"quality", sync::SyncQualityName(p.result.quality)},
-                         {"a_to_b", p.result.a_to_b},
-                         {"b_to_a", p.result.b_to_a},
-                         {"slope", Number(p.result.slope)},
-                         {"offset_ns", Number(p.result.offset)},
-                         {"accuracy_ns", Number(p.result.accuracy_ns)},
-                         {"kept_last_good", p.result.kept_last_good}});
-      auto step = [](const analysis::SyncStep& s) {
-        return nlohmann::json{{"events_read", s.events_read},
-                              {"segments_sent", s.segments_sent},
-                              {"segments_received", s.segments_received},
-                              {"matched_across_hosts", s.matched_across_hosts},
-                              {"matched_same_host", s.matched_same_host},
-                              {"expired", s.expired},
-                              {"unmatched", s.unmatched},
-                              {"peak_pending", s.peak_pending},
-                              {"peak_pending_bytes", s.peak_pending_bytes},
-                              {"expiry_ns", s.expiry_ns}};
-      };
-      const analysis::SyncStep& f = r->fine;
-      nlohmann::json j = {{"hosts", hosts},
-                          {"pairs", pairs},
-                          {"segments_sent", f.segments_sent},
-                          {"segments_received", f.segments_received},
-                          {"matched_across_hosts", f.matched_across_hosts},
-                          {"matched_same_host", f.matched_same_host},
-                          {"unmatched", f.unmatched},
-                          {"expired", f.expired},
-                          {"two_step", r->two_step},
-                          {"fine_step", step(f)}};
-      if (r->two_step) {
-        j["coarse_step"] = step(r->coarse);
-        j["coarse_connected"] = r->coarse_connected;
-      }
-      std::printf("%s\n", j.dump(2).c_str());
+      std::printf("%s\n", analysis::SyncAnalysisJson(*r).c_str());
       return 0;
     }
     std::printf("%-20s %-22s %-26s %-14s %s\n", "HOST", "SLOPE", "OFFSET (ns)", "ACCURACY", "VIA");

@@ -11,6 +11,7 @@
 
 #include "report/critpath_format.h"
 #include "report/json_writer.h"
+#include "report/request_diagnosis.h"
 
 namespace causeway::report {
 namespace {
@@ -113,7 +114,7 @@ void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, cons
   out->append("},\"by_cause\":");
   AppendCauses(out, r.by_cause);
   out->append(",\"diagnosis\":");
-  AppendJsonString(out, r.diagnosis);
+  AppendJsonString(out, RequestDiagnosis(g, s, a, r));
   out->append(",\"dominant_cause\":");
   AppendJsonString(out, requests::CauseName(r.dominant));
   out->append(",\"end\":");
@@ -160,9 +161,9 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
   for (size_t i : order) {
     const Request& r = a.requests[i];
     const spans::Span& root = s.spans[r.root];
-    out +=
-        fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n", spans::TraceIdHex(r.trace).substr(0, 16),
-                    *root.service, *root.operation, FormatDuration(r.latency()), r.diagnosis);
+    out += fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n",
+                       spans::TraceIdHex(r.trace).substr(0, 16), *root.service, *root.operation,
+                       FormatDuration(r.latency()), RequestDiagnosis(g, s, a, r));
   }
   out += fmt::format(
       "\n{} requests ({} shown, slowest first) from {} spans; {} spans timed by user-space sync "
@@ -263,7 +264,8 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                                 spans::TraceIdHex(r.trace), *root.service, *root.operation,
                                 spans::SpanIdHex(root.span_id), Who(g, a, r.worker));
   out += fmt::format("From {} to {}: {}\nDominant cause: {}\n\n", FormatTimestamp(r.start),
-                     FormatTimestamp(r.end), FormatDuration(r.latency()), r.diagnosis);
+                     FormatTimestamp(r.end), FormatDuration(r.latency()),
+                     RequestDiagnosis(g, s, a, r));
   out += fmt::format("{:>12} {:>12}  {:<34} {:<13} {}\n", "AT", "DURATION", "THREAD", "STATE",
                      "CAUSE");
   for (const auto& p : r.path) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/critpath_format.h"
+#include "report/request_diagnosis.h"
 
 namespace causeway::report {
 namespace {
@@ -139,7 +140,7 @@ std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s
                     {"start", r.start},
                     {"end", r.end},
                     {"latency", r.latency()},
-                    {"diagnosis", r.diagnosis},
+                    {"diagnosis", RequestDiagnosis(g, s, a, r)},
                     {"by_cause", by_cause},
                     {"pieces", pieces}});
   }

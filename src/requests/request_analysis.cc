@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "graph/thread_lookup.h"
 #include "requests/active_request_steps.h"
 
 namespace causeway::requests {
@@ -72,8 +73,8 @@ Cause FromState(State s) {
 }
 
 // Durations summed by key (a worker, a request index: dense, below `keys`), for one request
-// at a time: adding costs an array update whatever the number of keys (sorting every piece
-// by key was 2.5% of `causeway requests`' instructions).
+// at a time: adding costs an array update whatever the number of keys, where sorting every
+// piece by key would cost a sort per request.
 template <class K>
 class SumsByKey {
  public:
@@ -159,6 +160,322 @@ std::string RequestAnalysis::ThreadLabel(const graph::ExecutionGraph& g, WorkerI
 
 namespace {
 
+struct TraceIdHash {
+  size_t operator()(const spans::TraceId& t) const {
+    return static_cast<size_t>(t.low ^ (t.high * 0x9E3779B97F4A7C15ull));
+  }
+};
+
+// AnalyzeRequests step by step (seed 000 Alg. 1 and 2, §3.4-3.5); each step reads what the
+// steps before it left.
+class Analyzer {
+ public:
+  Analyzer(const graph::ExecutionGraph& g, const spans::SpanSet& set, uint32_t host,
+           const RequestOptions& options, RequestAnalysis* out)
+      : g_(g),
+        set_(set),
+        options_(options),
+        out_(*out),
+        threads_(g, host),
+        by_thread_(g.num_workers()) {}
+
+  // Requests: one per trace, its root span (no parent among the spans; the earliest if
+  // several).
+  void FindRequests();
+  // Thread-request association (seed 000 Alg. 1): each worker's active request over time,
+  // and the services of the threads and processes that ran spans.
+  void AssociateThreads();
+  // Each request's worker, and the ranges of the threads' critical paths to compute: one per
+  // thread and run of overlapping requests.
+  void FindPathRanges();
+  // The requests whose root span has no thread in the graph: one UNKNOWN piece each.
+  void SummarizeRequestsWithoutThread();
+  // The other requests' paths and summaries. With the paths kept: the threads' critical paths
+  // merged with their shared states stored once (seed 000 Alg. 2), each request the slice
+  // of its thread's. Without: each request summed up from its thread's critical path as
+  // soon as that is computed.
+  void SummarizeWithPaths();
+  void SummarizeWithoutPaths();
+  // Per operation (of the root spans).
+  void SummarizeOperations();
+
+ private:
+  // Request ri's pieces and summaries from `segments`, its thread's critical path over its
+  // span (nullptr: no thread).
+  void Summarize(size_t ri, const std::vector<graph::PathSegment>* segments);
+  // Cuts each segment where the active request of its thread changes, labels the pieces with
+  // their causes and appends them to path_, UNKNOWN where the kernel trace has no segment.
+  void LabelPieces(size_t ri, const std::vector<graph::PathSegment>& segments);
+  // The time by cause, by request and by thread of path_, and the dominant cause.
+  void SumUp(Request& r);
+  // The range holding a request: the last range of its worker that begins at or before its
+  // start.
+  size_t RangeOf(WorkerId w, int64_t start) const;
+
+  const graph::ExecutionGraph& g_;
+  // With AnalyzeRequestsRootSpansOnly, the requests' roots alone once the paths' ranges are
+  // found (KeepRootSpans).
+  const spans::SpanSet& set_;
+  const RequestOptions& options_;
+  RequestAnalysis& out_;
+  const graph::ThreadLookup threads_;
+  std::unordered_map<spans::TraceId, int32_t, TraceIdHash> request_of_trace_;
+  // Per worker (dense: looked up for every segment of every request's path), with the
+  // position of its last search (StepAfter).
+  std::vector<std::vector<Step>> timeline_;
+  std::vector<size_t> step_hint_;
+  std::vector<graph::PathRange> ranges_;
+  // Per request: time by other request and by thread.
+  SumsByKey<int32_t> by_request_{0};
+  SumsByKey<WorkerId> by_thread_;
+  // The request's path while it is built and summed up: kept (copied at its exact size) only
+  // with options.keep_paths.
+  std::vector<Piece> path_;
+};
+
+void Analyzer::FindRequests() {
+  // Hashed: every span and activation looks its trace up.
+  request_of_trace_.reserve(set_.spans.size() / 4);
+  for (size_t i = 0; i < set_.spans.size(); ++i) {
+    const spans::Span& s = set_.spans[i];
+    const bool root = s.parent_span_id == 0 || !set_.by_id.count(s.parent_span_id);
+    if (!root) continue;
+    auto [it, fresh] =
+        request_of_trace_.try_emplace(s.trace, static_cast<int32_t>(out_.requests.size()));
+    if (fresh) {
+      Request r;
+      r.root = i;
+      r.trace = s.trace;
+      r.start = s.start_ns;
+      r.end = s.end_ns;
+      out_.requests.push_back(r);
+    } else if (s.start_ns < out_.requests[it->second].start) {
+      Request& r = out_.requests[it->second];
+      r.root = i;
+      r.start = s.start_ns;
+      r.end = s.end_ns;
+    }
+  }
+  by_request_ = SumsByKey<int32_t>(out_.requests.size());
+}
+
+void Analyzer::AssociateThreads() {
+  std::vector<std::vector<Interval>> intervals(g_.num_workers());
+  auto associate = [&](const spans::TraceId& trace, int32_t tid, int64_t start,
+                       int64_t end) -> WorkerId {
+    auto r = request_of_trace_.find(trace);
+    if (r == request_of_trace_.end() || tid == 0) return graph::kNoWorker;
+    const WorkerId w = threads_.At(tid, start);
+    if (w == graph::kNoWorker) {
+      ++out_.spans_outside_trace;
+      return w;
+    }
+    intervals[w].push_back({start, end, r->second});
+    return w;
+  };
+  for (const spans::Span& s : set_.spans) {
+    if (s.tid == 0) {
+      ++out_.spans_without_thread;
+      continue;
+    }
+    const WorkerId w = associate(s.trace, s.tid, s.start_ns, s.end_ns);
+    if (w != graph::kNoWorker) out_.thread_service.try_emplace(w, *s.service);
+  }
+  for (const spans::Activation& a : set_.activations)
+    associate(a.trace, a.tid, a.begin_ns, a.end_ns);
+  for (const auto& [w, service] : out_.thread_service)
+    if (g_.worker(w).pid >= 0)
+      out_.process_service.try_emplace({g_.worker(w).host, g_.worker(w).pid}, service);
+  timeline_.resize(g_.num_workers());
+  step_hint_.assign(g_.num_workers(), 0);
+  for (WorkerId w = 0; w < intervals.size(); ++w)
+    if (!intervals[w].empty()) timeline_[w] = BuildTimeline(std::move(intervals[w]));
+}
+
+void Analyzer::FindPathRanges() {
+  std::vector<graph::PathRange> wanted;
+  for (Request& r : out_.requests) {
+    const spans::Span& root = set_.spans[r.root];
+    r.worker = root.tid ? threads_.At(root.tid, r.start) : graph::kNoWorker;
+    if (r.worker != graph::kNoWorker) wanted.push_back({r.worker, r.start, r.end});
+  }
+  ranges_ = graph::MergeRanges(std::move(wanted));
+}
+
+size_t Analyzer::RangeOf(WorkerId w, int64_t start) const {
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), std::pair{w, start},
+                             [](const std::pair<WorkerId, int64_t>& x, const graph::PathRange& r) {
+                               return x.first != r.worker ? x.first < r.worker : x.second < r.begin;
+                             });
+  return static_cast<size_t>(std::prev(it) - ranges_.begin());
+}
+
+void Analyzer::LabelPieces(size_t ri, const std::vector<graph::PathSegment>& segments) {
+  const Request& r = out_.requests[ri];
+  // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
+  int64_t covered = r.start;
+  auto unknown_until = [&](int64_t t) {
+    if (t > covered)
+      path_.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
+  };
+  for (const graph::PathSegment& seg : segments) {
+    unknown_until(seg.start);
+    // The worker's active-request steps: the one in force at seg.start, then each change
+    // inside the segment cuts it.
+    const std::vector<Step>& steps = timeline_[seg.worker];
+    auto step = steps.begin() +
+                static_cast<std::ptrdiff_t>(StepAfter(steps, &step_hint_[seg.worker], seg.start));
+    for (int64_t a = seg.start; a < seg.end; ++step) {
+      const int64_t b = std::min(seg.end, step == steps.end() ? INT64_MAX : step->ts);
+      const int32_t who = step == steps.begin() ? -1 : std::prev(step)->req;
+      Piece p{seg.worker, seg.state, FromState(seg.state), a, b, -1};
+      if (who >= 0 && who != static_cast<int32_t>(ri)) {
+        p.cause = Cause::kBlockedByRequest;
+        p.other_request = who;
+      } else if (who < 0 && seg.state == State::kRunning && seg.worker != r.worker) {
+        // Running for nobody's request: the request waits on that thread's work. (Waiting
+        // there for a CPU stays "preempted": the CPU is the bottleneck, not the thread.)
+        p.cause = Cause::kWaitingForThread;
+      }
+      // Merge with the previous piece when nothing changes.
+      if (!path_.empty() && path_.back().end == a && path_.back().worker == p.worker &&
+          path_.back().state == p.state && path_.back().cause == p.cause &&
+          path_.back().other_request == p.other_request) {
+        path_.back().end = b;
+      } else {
+        path_.push_back(p);
+      }
+      a = b;
+    }
+    covered = std::max(covered, seg.end);
+  }
+  unknown_until(r.end);
+}
+
+void Analyzer::SumUp(Request& r) {
+  // Summaries (seed 000 §3.5).
+  for (const Piece& p : path_) {
+    const int64_t d = p.end - p.start;
+    r.by_cause[static_cast<int>(p.cause)] += d;
+    if (p.cause == Cause::kBlockedByRequest) r.blocked_by_state[static_cast<int>(p.state)] += d;
+    if (p.other_request >= 0) by_request_.Add(p.other_request, d);
+    if (p.worker != graph::kNoWorker) by_thread_.Add(p.worker, d);
+  }
+  r.by_request = by_request_.Take();
+  r.by_thread = by_thread_.Take();
+  // The dominant cause: the largest one besides the request's own running time, unless
+  // running is most of the latency.
+  const int64_t total = std::max<int64_t>(1, r.latency());
+  int best = -1;
+  for (int c = 0; c < kNumCauses; ++c) {
+    if (c == static_cast<int>(Cause::kRunning)) continue;
+    if (best < 0 || r.by_cause[c] > r.by_cause[best]) best = c;
+  }
+  const int64_t running = r.by_cause[static_cast<int>(Cause::kRunning)];
+  r.dominant = (best < 0 || r.by_cause[best] == 0 || running * 2 > total)
+                   ? Cause::kRunning
+                   : static_cast<Cause>(best);
+  // The thread holding most of the dominant cause (ties: the lowest id).
+  for (const Piece& p : path_)
+    if (p.cause == r.dominant && p.worker != graph::kNoWorker)
+      by_thread_.Add(p.worker, p.end - p.start);
+  const auto in_cause = by_thread_.Take();
+  if (!in_cause.empty()) r.dominant_thread = in_cause.front().first;
+  if (r.dominant == Cause::kBlockedByRequest && !r.by_request.empty())
+    r.dominant_request = r.by_request.front().first;
+}
+
+void Analyzer::Summarize(size_t ri, const std::vector<graph::PathSegment>* segments) {
+  Request& r = out_.requests[ri];
+  path_.clear();
+  if (!segments) {
+    ++out_.requests_without_thread;
+    if (r.end > r.start)
+      path_.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
+  } else {
+    LabelPieces(ri, *segments);
+  }
+  // Kept for the whole report at its exact size (growth's slack would stay allocated).
+  if (options_.keep_paths) r.path.assign(path_.begin(), path_.end());
+  SumUp(r);
+}
+
+void Analyzer::SummarizeRequestsWithoutThread() {
+  for (size_t ri = 0; ri < out_.requests.size(); ++ri)
+    if (out_.requests[ri].worker == graph::kNoWorker) Summarize(ri, nullptr);
+}
+
+void Analyzer::SummarizeWithPaths() {
+  // The reports draw each request's path: every path's nodes are kept, and each request is
+  // its slice of its thread's merged path, with the links inside it.
+  out_.merged = graph::MergeCriticalPaths(g_, ranges_, {.links = true});
+  for (size_t ri = 0; ri < out_.requests.size(); ++ri) {
+    Request& r = out_.requests[ri];
+    if (r.worker == graph::kNoWorker) continue;
+    const graph::MergedPath& thread_path = out_.merged.paths[RangeOf(r.worker, r.start)];
+    const std::vector<graph::PathSegment> segments =
+        graph::SlicePath(out_.merged, thread_path, r.start, r.end);
+    // The links of the slice: signals received inside it (as a path over the request's
+    // range alone would have them). They are in order of to_ts: the slice's are one run of
+    // them, found by binary search (a thread's path may hold the links of hundreds of
+    // requests).
+    const int64_t lo = std::max(r.start, thread_path.range.begin);
+    const int64_t hi = std::min(r.end, thread_path.range.end);
+    auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
+    const auto first =
+        std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
+    r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
+    Summarize(ri, &segments);
+  }
+}
+
+void Analyzer::SummarizeWithoutPaths() {
+  // Each request's segments are those SlicePath would give from the merged nodes; the merge
+  // only counts the nodes and what they share. (range, request), in range order: the order
+  // in which on_path gives the paths.
+  std::vector<std::pair<uint32_t, uint32_t>> by_range;
+  for (size_t ri = 0; ri < out_.requests.size(); ++ri) {
+    const Request& r = out_.requests[ri];
+    if (r.worker != graph::kNoWorker)
+      by_range.emplace_back(RangeOf(r.worker, r.start), static_cast<uint32_t>(ri));
+  }
+  std::sort(by_range.begin(), by_range.end());
+  size_t next = 0;
+  std::vector<graph::PathSegment> segments;
+  graph::MergeOptions merge_options{.links = false, .keep_nodes = false};
+  merge_options.on_path = [&](size_t i, const graph::CriticalPath& cp) {
+    for (; next < by_range.size() && by_range[next].first == i; ++next) {
+      const Request& r = out_.requests[by_range[next].second];
+      graph::SliceCriticalPath(cp, r.start, r.end, &segments);
+      Summarize(by_range[next].second, &segments);
+    }
+  };
+  out_.merged = graph::MergeCriticalPaths(g_, ranges_, merge_options);
+}
+
+void Analyzer::SummarizeOperations() {
+  // Keyed by the names' texts (in their order), through the spans' pointers to them.
+  using Names = std::pair<const std::string*, const std::string*>;
+  auto by_text = [](const Names& x, const Names& y) {
+    return std::tie(*x.first, *x.second) < std::tie(*y.first, *y.second);
+  };
+  std::map<Names, OperationSummary, decltype(by_text)> ops(by_text);
+  for (const Request& r : out_.requests) {
+    const spans::Span& s = set_.spans[r.root];
+    auto [it, fresh] = ops.try_emplace({s.service, s.operation});
+    OperationSummary& o = it->second;
+    if (fresh) {  // the names are copied once per operation, not once per request
+      o.service = *s.service;
+      o.operation = *s.operation;
+    }
+    ++o.count;
+    o.total_latency += r.latency();
+    o.max_latency = std::max(o.max_latency, r.latency());
+    for (int c = 0; c < kNumCauses; ++c) o.by_cause[c] += r.by_cause[c];
+  }
+  for (auto& [k, o] : ops) out_.operations.push_back(o);
+}
+
 // AnalyzeRequests; with `roots_only` (the same set as `set`), the spans but the requests'
 // roots are dropped once the threads are associated.
 StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::SpanSet& set,
@@ -175,322 +492,17 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
       return NotFound(fmt::format("No host '{}' in the kernel traces", options.host));
     host = static_cast<uint32_t>(it - g.hosts().begin());
   }
-  // Workers by tid on that host (several when a tid was reused).
-  std::unordered_map<int32_t, std::vector<WorkerId>> by_tid;
-  for (WorkerId w = 0; w < g.num_workers(); ++w)
-    if (g.worker(w).host == host) by_tid[g.worker(w).tid].push_back(w);
-  auto worker_at = [&](int32_t tid, int64_t t) -> WorkerId {
-    auto it = by_tid.find(tid);
-    if (it == by_tid.end()) return graph::kNoWorker;
-    for (WorkerId w : it->second)
-      if (g.worker(w).start() <= t && t <= g.WorkerEnd(w)) return w;
-    return graph::kNoWorker;
-  };
-
-  // Requests: one per trace, its root span (no parent among the spans; the earliest if several).
-  // Hashed: every span and activation looks its trace up (a tree of 10,000 traces was a
-  // dozen cache misses per lookup).
-  struct TraceIdHash {
-    size_t operator()(const spans::TraceId& t) const {
-      return static_cast<size_t>(t.low ^ (t.high * 0x9E3779B97F4A7C15ull));
-    }
-  };
-  std::unordered_map<spans::TraceId, int32_t, TraceIdHash> request_of_trace;
-  request_of_trace.reserve(set.spans.size() / 4);
-  for (size_t i = 0; i < set.spans.size(); ++i) {
-    const spans::Span& s = set.spans[i];
-    const bool root = s.parent_span_id == 0 || !set.by_id.count(s.parent_span_id);
-    if (!root) continue;
-    auto [it, fresh] =
-        request_of_trace.try_emplace(s.trace, static_cast<int32_t>(out.requests.size()));
-    if (fresh) {
-      Request r;
-      r.root = i;
-      r.trace = s.trace;
-      r.start = s.start_ns;
-      r.end = s.end_ns;
-      out.requests.push_back(r);
-    } else if (s.start_ns < out.requests[it->second].start) {
-      Request& r = out.requests[it->second];
-      r.root = i;
-      r.start = s.start_ns;
-      r.end = s.end_ns;
-    }
-  }
-  // Thread-request association (seed 000 Alg. 1): intervals per worker.
-  std::vector<std::vector<Interval>> intervals(g.num_workers());
-  auto associate = [&](const spans::TraceId& trace, int32_t tid, int64_t start,
-                       int64_t end) -> WorkerId {
-    auto r = request_of_trace.find(trace);
-    if (r == request_of_trace.end() || tid == 0) return graph::kNoWorker;
-    const WorkerId w = worker_at(tid, start);
-    if (w == graph::kNoWorker) {
-      ++out.spans_outside_trace;
-      return w;
-    }
-    intervals[w].push_back({start, end, r->second});
-    return w;
-  };
-  for (const spans::Span& s : set.spans) {
-    if (s.tid == 0) {
-      ++out.spans_without_thread;
-      continue;
-    }
-    const WorkerId w = associate(s.trace, s.tid, s.start_ns, s.end_ns);
-    if (w != graph::kNoWorker) out.thread_service.try_emplace(w, *s.service);
-  }
-  for (const spans::Activation& a : set.activations)
-    associate(a.trace, a.tid, a.begin_ns, a.end_ns);
-  for (const auto& [w, service] : out.thread_service)
-    if (g.worker(w).pid >= 0)
-      out.process_service.try_emplace({g.worker(w).host, g.worker(w).pid}, service);
-  // Per worker (dense: looked up for every segment of every request's path), with the
-  // position of its last search (StepAfter).
-  std::vector<std::vector<Step>> timeline(g.num_workers());
-  std::vector<size_t> step_hint(g.num_workers(), 0);
-  for (WorkerId w = 0; w < intervals.size(); ++w)
-    if (!intervals[w].empty()) timeline[w] = BuildTimeline(std::move(intervals[w]));
-
-  // The critical paths of the threads running the requests, merged with their shared
-  // states stored once (seed 000 Alg. 2): one path per thread and span of overlapping
-  // requests, each request's path a slice of its thread's.
-  std::vector<graph::PathRange> wanted;
-  for (Request& r : out.requests) {
-    const spans::Span& root = set.spans[r.root];
-    r.worker = root.tid ? worker_at(root.tid, r.start) : graph::kNoWorker;
-    if (r.worker != graph::kNoWorker) wanted.push_back({r.worker, r.start, r.end});
-  }
-  const std::vector<graph::PathRange> ranges = graph::MergeRanges(std::move(wanted));
+  Analyzer analyzer(g, set, host, options, &out);
+  analyzer.FindRequests();
+  analyzer.AssociateThreads();
+  analyzer.FindPathRanges();
   if (roots_only) KeepRootSpans(roots_only, &out.requests);
-  // The range holding each request: the last range of its worker that begins at or before
-  // its start.
-  auto range_of = [&](WorkerId w, int64_t start) -> size_t {
-    auto it =
-        std::upper_bound(ranges.begin(), ranges.end(), std::pair{w, start},
-                         [](const std::pair<WorkerId, int64_t>& x, const graph::PathRange& r) {
-                           return x.first != r.worker ? x.first < r.worker : x.second < r.begin;
-                         });
-    return static_cast<size_t>(std::prev(it) - ranges.begin());
-  };
-  // Per request: time by other request and by thread.
-  SumsByKey<int32_t> by_request(out.requests.size());
-  SumsByKey<WorkerId> by_thread(g.num_workers());
-  // The request's path while it is built and summed up: kept (copied at its exact size) only
-  // with options.keep_paths.
-  std::vector<Piece> path;
-  // Request ri's pieces and summaries from `segments`, its thread's critical path over its
-  // span (nullptr: no thread).
-  auto summarize = [&](size_t ri, const std::vector<graph::PathSegment>* segments) {
-    Request& r = out.requests[ri];
-    path.clear();
-    if (!segments) {
-      ++out.requests_without_thread;
-      if (r.end > r.start)
-        path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
-    } else {
-      // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
-      int64_t covered = r.start;
-      auto unknown_until = [&](int64_t t) {
-        if (t > covered)
-          path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
-      };
-      for (const graph::PathSegment& seg : *segments) {
-        unknown_until(seg.start);
-        // The worker's active-request steps: the one in force at seg.start, then each change
-        // inside the segment cuts it.
-        const std::vector<Step>& steps = timeline[seg.worker];
-        auto step = steps.begin() + static_cast<std::ptrdiff_t>(
-                                        StepAfter(steps, &step_hint[seg.worker], seg.start));
-        for (int64_t a = seg.start; a < seg.end; ++step) {
-          const int64_t b = std::min(seg.end, step == steps.end() ? INT64_MAX : step->ts);
-          const int32_t who = step == steps.begin() ? -1 : std::prev(step)->req;
-          Piece p{seg.worker, seg.state, FromState(seg.state), a, b, -1};
-          if (who >= 0 && who != static_cast<int32_t>(ri)) {
-            p.cause = Cause::kBlockedByRequest;
-            p.other_request = who;
-          } else if (who < 0 && seg.state == State::kRunning && seg.worker != r.worker) {
-            // Running for nobody's request: the request waits on that thread's work. (Waiting
-            // there for a CPU stays "preempted": the CPU is the bottleneck, not the thread.)
-            p.cause = Cause::kWaitingForThread;
-          }
-          // Merge with the previous piece when nothing changes.
-          if (!path.empty() && path.back().end == a && path.back().worker == p.worker &&
-              path.back().state == p.state && path.back().cause == p.cause &&
-              path.back().other_request == p.other_request) {
-            path.back().end = b;
-          } else {
-            path.push_back(p);
-          }
-          a = b;
-        }
-        covered = std::max(covered, seg.end);
-      }
-      unknown_until(r.end);
-    }
-    // Kept for the whole report at its exact size (the slack of its growth was 17 MB of a
-    // 217 MB peak on a 10,000-request recording).
-    if (options.keep_paths) r.path.assign(path.begin(), path.end());
-    // Summaries (seed 000 §3.5).
-    for (const Piece& p : path) {
-      const int64_t d = p.end - p.start;
-      r.by_cause[static_cast<int>(p.cause)] += d;
-      if (p.cause == Cause::kBlockedByRequest) r.blocked_by_state[static_cast<int>(p.state)] += d;
-      if (p.other_request >= 0) by_request.Add(p.other_request, d);
-      if (p.worker != graph::kNoWorker) by_thread.Add(p.worker, d);
-    }
-    r.by_request = by_request.Take();
-    r.by_thread = by_thread.Take();
-    // The dominant cause: the largest one besides the request's own running time, unless
-    // running is most of the latency.
-    const int64_t total = std::max<int64_t>(1, r.latency());
-    int best = -1;
-    for (int c = 0; c < kNumCauses; ++c) {
-      if (c == static_cast<int>(Cause::kRunning)) continue;
-      if (best < 0 || r.by_cause[c] > r.by_cause[best]) best = c;
-    }
-    const int64_t running = r.by_cause[static_cast<int>(Cause::kRunning)];
-    r.dominant = (best < 0 || r.by_cause[best] == 0 || running * 2 > total)
-                     ? Cause::kRunning
-                     : static_cast<Cause>(best);
-    // The thread holding most of the dominant cause (ties: the lowest id).
-    for (const Piece& p : path)
-      if (p.cause == r.dominant && p.worker != graph::kNoWorker)
-        by_thread.Add(p.worker, p.end - p.start);
-    const auto in_cause = by_thread.Take();
-    if (!in_cause.empty()) r.dominant_thread = in_cause.front().first;
-    if (r.dominant == Cause::kBlockedByRequest && !r.by_request.empty())
-      r.dominant_request = r.by_request.front().first;
-  };
-  for (size_t ri = 0; ri < out.requests.size(); ++ri)
-    if (out.requests[ri].worker == graph::kNoWorker) summarize(ri, nullptr);
-  if (options.keep_paths) {
-    // The reports draw each request's path: every path's nodes are kept, and each request
-    // is its slice of its thread's merged path, with the links inside it.
-    out.merged = graph::MergeCriticalPaths(g, ranges, {.links = true});
-    for (size_t ri = 0; ri < out.requests.size(); ++ri) {
-      Request& r = out.requests[ri];
-      if (r.worker == graph::kNoWorker) continue;
-      const graph::MergedPath& thread_path = out.merged.paths[range_of(r.worker, r.start)];
-      const std::vector<graph::PathSegment> segments =
-          graph::SlicePath(out.merged, thread_path, r.start, r.end);
-      // The links of the slice: signals received inside it (as a path over the request's
-      // range alone would have them). They are in order of to_ts: the slice's are one run
-      // of them, found by binary search (a thread's path may hold the links of hundreds of
-      // requests).
-      const int64_t lo = std::max(r.start, thread_path.range.begin);
-      const int64_t hi = std::min(r.end, thread_path.range.end);
-      auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
-      const auto first =
-          std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
-      r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
-      summarize(ri, &segments);
-    }
-  } else {
-    // The listings need the summaries alone: each request is summed up from its thread's
-    // critical path as soon as that is computed (the same segments SlicePath would give
-    // from the merged nodes), and the merge only counts the nodes and what they share.
-    // (range, request), in range order: the order in which on_path gives the paths.
-    std::vector<std::pair<uint32_t, uint32_t>> by_range;
-    for (size_t ri = 0; ri < out.requests.size(); ++ri) {
-      const Request& r = out.requests[ri];
-      if (r.worker != graph::kNoWorker)
-        by_range.emplace_back(range_of(r.worker, r.start), static_cast<uint32_t>(ri));
-    }
-    std::sort(by_range.begin(), by_range.end());
-    size_t next = 0;
-    std::vector<graph::PathSegment> segments;
-    graph::MergeOptions merge_options{.links = false, .keep_nodes = false};
-    merge_options.on_path = [&](size_t i, const graph::CriticalPath& cp) {
-      for (; next < by_range.size() && by_range[next].first == i; ++next) {
-        const Request& r = out.requests[by_range[next].second];
-        graph::SliceCriticalPath(cp, r.start, r.end, &segments);
-        summarize(by_range[next].second, &segments);
-      }
-    };
-    out.merged = graph::MergeCriticalPaths(g, ranges, merge_options);
-  }
-  // Diagnoses need every request's root (for "blocked by request X").
-  for (Request& r : out.requests) {
-    const int64_t d = r.by_cause[static_cast<int>(r.dominant)];
-    const double share =
-        r.latency() > 0 ? 100.0 * static_cast<double>(d) / static_cast<double>(r.latency()) : 0;
-    const std::string on =
-        r.dominant_thread != graph::kNoWorker ? " on " + out.ThreadLabel(g, r.dominant_thread) : "";
-    switch (r.dominant) {
-      case Cause::kBlockedByRequest: {
-        const Request& x = out.requests[r.dominant_request];
-        const spans::Span& xs = set.spans[x.root];
-        r.diagnosis = fmt::format("blocked by request {} ({} {}){} ({:.0f}%)",
-                                  spans::TraceIdHex(x.trace).substr(0, 8), *xs.service,
-                                  *xs.operation, on, share);
-        if (r.by_request.size() > 1)
-          r.diagnosis += fmt::format(" and by {} other request(s)", r.by_request.size() - 1);
-        // What the requests in the way were doing: a queue in front of a slow network,
-        // a lock held across a sleep...
-        int top = 0;
-        for (int st = 1; st < graph::kNumStates; ++st)
-          if (r.blocked_by_state[st] > r.blocked_by_state[top]) top = st;
-        if (r.blocked_by_state[top] > 0)
-          r.diagnosis += fmt::format("; meanwhile they were mostly {} ({:.0f}%)",
-                                     graph::StateNameLower(static_cast<State>(top)),
-                                     100.0 * static_cast<double>(r.blocked_by_state[top]) /
-                                         static_cast<double>(std::max<int64_t>(1, d)));
-        break;
-      }
-      case Cause::kPreempted:
-        r.diagnosis = fmt::format("preempted: waiting for a CPU{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kWaitingForThread:
-        r.diagnosis = fmt::format("waiting for a thread serving no request{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kNetwork:
-        r.diagnosis = fmt::format("network{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kDisk:
-        r.diagnosis = fmt::format("disk I/O{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kTimer:
-        r.diagnosis = fmt::format("timer: sleeping or timing out{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kInterrupted:
-        r.diagnosis = fmt::format("interrupt handling{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kBlocked:
-        r.diagnosis = fmt::format("blocked, cause not in the trace{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kUnknown:
-        r.diagnosis =
-            fmt::format("unknown: lost events, or outside the kernel trace{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kRunning:
-        r.diagnosis = fmt::format("running: CPU work{} ({:.0f}%)", on, share);
-        break;
-      case Cause::kOther:
-        r.diagnosis = fmt::format("other kernel states{} ({:.0f}%)", on, share);
-        break;
-    }
-  }
-  // Per operation (of the root spans).
-  // Keyed by the names' texts (in their order), through the spans' pointers to them.
-  using Names = std::pair<const std::string*, const std::string*>;
-  auto by_text = [](const Names& x, const Names& y) {
-    return std::tie(*x.first, *x.second) < std::tie(*y.first, *y.second);
-  };
-  std::map<Names, OperationSummary, decltype(by_text)> ops(by_text);
-  for (const Request& r : out.requests) {
-    const spans::Span& s = set.spans[r.root];
-    auto [it, fresh] = ops.try_emplace({s.service, s.operation});
-    OperationSummary& o = it->second;
-    if (fresh) {  // the names are copied once per operation, not once per request
-      o.service = *s.service;
-      o.operation = *s.operation;
-    }
-    ++o.count;
-    o.total_latency += r.latency();
-    o.max_latency = std::max(o.max_latency, r.latency());
-    for (int c = 0; c < kNumCauses; ++c) o.by_cause[c] += r.by_cause[c];
-  }
-  for (auto& [k, o] : ops) out.operations.push_back(o);
+  analyzer.SummarizeRequestsWithoutThread();
+  if (options.keep_paths)
+    analyzer.SummarizeWithPaths();
+  else
+    analyzer.SummarizeWithoutPaths();
+  analyzer.SummarizeOperations();
   return out;
 }
 

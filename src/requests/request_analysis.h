@@ -56,7 +56,6 @@ struct Request {
   Cause dominant = Cause::kUnknown;
   graph::WorkerId dominant_thread = graph::kNoWorker;
   int32_t dominant_request = -1;
-  std::string diagnosis;  // the dominant cause in plain words
   int64_t latency() const { return end - start; }
 };
 
@@ -98,8 +97,8 @@ struct RequestAnalysis {
 struct RequestOptions {
   std::string host;  // the host whose threads the spans ran on (default: the first one)
   // False: each request's path and links are dropped once its summary is made (every path is
-  // still computed). Listings need only the summaries; the paths were the largest part of
-  // the memory on a 10,000-request recording (49 of 194 MB).
+  // still computed). Listings need only the summaries, and the paths are a large part of
+  // the analysis' memory.
   bool keep_paths = true;
 };
 
@@ -109,8 +108,8 @@ StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,
 
 // AnalyzeRequests for the listings, which need no span but the requests' roots: once the
 // threads are associated with the requests, `*spans` keeps only their root spans, in request
-// order (Request::root and by_id index those), before the paths are computed. The other
-// spans were 28 MB of the peak on a 10,000-request recording (160,000 spans).
+// order (Request::root and by_id index those), before the paths are computed, so that the
+// other spans add nothing to the memory the paths take.
 StatusOr<RequestAnalysis> AnalyzeRequestsRootSpansOnly(const graph::ExecutionGraph& g,
                                                        spans::SpanSet* spans,
                                                        const RequestOptions& options = {});

@@ -1,0 +1,62 @@
+// `causeway export TRACE_DIR... -o FILE`: spans and requests' critical paths as Chrome Trace
+// Event JSON, for Perfetto UI.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/recording_load.h"
+#include "report/chrome_trace.h"
+
+namespace causeway::cli {
+namespace {
+
+struct ExportOptions {
+  std::vector<std::string> args;  // trace dirs
+  RecordingFlags recording;
+  std::string output;
+};
+
+int RunExport(const ExportOptions& o) {
+  if (o.output.empty()) return fmt::print(stderr, "causeway export: give -o FILE\n"), 2;
+  auto l = LoadRecording(o.args, o.recording, /*keep_paths=*/true);
+  if (!l.ok()) return fmt::print(stderr, "causeway export: {}\n", l.status().ToString()), 1;
+  const std::string out = report::ChromeTrace(l->kernel->graph, l->spans, l->requests).dump();
+  FILE* f = std::fopen(o.output.c_str(), "w");
+  if (!f || std::fwrite(out.data(), 1, out.size(), f) != out.size() || std::fclose(f) != 0)
+    return fmt::print(stderr, "causeway export: cannot write {}\n", o.output), 1;
+  std::printf(
+      "Chrome trace: %s (%zu spans, %zu requests; open it in https://ui.perfetto.dev or "
+      "chrome://tracing)\n",
+      o.output.c_str(), l->spans.spans.size(), l->requests.requests.size());
+  return 0;
+}
+
+}  // namespace
+
+Runner RegisterExport(CLI::App& app) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("export", "Spans and requests' critical paths for Perfetto UI");
+  cmd->footer(
+      "Write Chrome Trace Event JSON, which Perfetto UI and chrome://tracing open: the spans\n"
+      "as slices per service and thread, each request's critical path as a track of slices\n"
+      "named by cause, the path's pieces on the threads that ran them, and the wake-ups and\n"
+      "packets it followed as flow arrows.\n\n"
+      "Example:\n"
+      "  causeway export causeway-demo-out/2026-11-22T10-00-00-lock --format chrome -o trace.json");
+  cmd->add_option("traces", o->args, "Trace directories (a recording directory, or its kernel/)")
+      ->required();
+  AddRecordingFlags(cmd, &o->recording);
+  auto format = std::make_shared<std::string>("chrome");  // the one format
+  cmd->add_option("--format", *format, "Output format")
+      ->check(CLI::IsMember({"chrome"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "The file to write")->required();
+  return [o, format] { return RunExport(*o); };
+}
+
+}  // namespace causeway::cli

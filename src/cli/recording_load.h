@@ -1,0 +1,30 @@
+// What `causeway requests`, `request` and `export` share: the flags that say where the spans
+// are and how the clocks are synchronized, and the request analysis run with them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "analysis/recording_analysis.h"
+#include "base/status.h"
+#include "cli/kernel_load.h"
+
+namespace causeway::cli {
+
+struct RecordingFlags {
+  std::vector<std::string> spans;
+  std::string host;
+  ClockSyncFlags sync;
+};
+// --spans, the clock sync flags and --host.
+void AddRecordingFlags(CLI::App* cmd, RecordingFlags* flags);
+
+// analysis::AnalyzeRecording with a progress line, the clock note and the span files'
+// warnings on stderr. `keep_paths`: whether each request's critical path is kept (the HTML
+// report, one request's report and the export draw them; the listings do not).
+StatusOr<analysis::RecordingAnalysis> LoadRecording(const std::vector<std::string>& traces,
+                                                    const RecordingFlags& flags, bool keep_paths);
+
+}  // namespace causeway::cli

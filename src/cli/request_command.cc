@@ -1,0 +1,65 @@
+// `causeway request TRACE_DIR... ID`: one request's critical path and its causes.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/recording_load.h"
+#include "report/request_format.h"
+#include "requests/request_analysis.h"
+
+namespace causeway::cli {
+namespace {
+
+struct RequestOptions {
+  std::vector<std::string> args;  // trace dirs, then the request id
+  RecordingFlags recording;
+  std::string format = "text";
+};
+
+int RunRequest(const RequestOptions& o) {
+  if (o.args.size() < 2)
+    return fmt::print(stderr,
+                      "causeway request: give the trace directories and then the request id "
+                      "(causeway request TRACE_DIR... ID)\n"),
+           2;
+  const std::vector<std::string> traces(o.args.begin(), o.args.end() - 1);
+  const std::string& id = o.args.back();
+  auto l = LoadRecording(traces, o.recording, /*keep_paths=*/true);
+  if (!l.ok()) return fmt::print(stderr, "causeway request: {}\n", l.status().ToString()), 1;
+  auto index = requests::FindRequest(l->requests, l->spans, id);
+  if (!index.ok())
+    return fmt::print(stderr, "causeway request: {}\n", index.status().ToString()), 1;
+  const graph::ExecutionGraph& g = l->kernel->graph;
+  if (o.format == "json") {
+    std::puts(report::RequestJson(g, l->spans, l->requests, *index).dump(2).c_str());
+  } else {
+    std::fputs(report::RequestText(g, l->spans, l->requests, *index).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Runner RegisterRequest(CLI::App& app) {
+  auto o = std::make_shared<RequestOptions>();
+  CLI::App* cmd = app.add_subcommand("request", "One request's critical path and its causes");
+  cmd->footer(
+      "Print one request's critical path through threads and kernel states, each piece with\n"
+      "its cause (see `causeway requests --help`), the time by cause, the requests that\n"
+      "blocked it and the time spent on each thread. ID: a prefix of the trace id (as\n"
+      "`causeway requests` prints it) or the root span id.\n\n"
+      "Example:\n"
+      "  causeway request causeway-demo-out/2026-11-22T10-00-00-lock 4bf92f3577b34da6");
+  cmd->add_option("args", o->args, "Trace directories, then the request id")->required();
+  AddRecordingFlags(cmd, &o->recording);
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  return [o] { return RunRequest(*o); };
+}
+
+}  // namespace causeway::cli

@@ -1,0 +1,64 @@
+#include "report/request_diagnosis.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace causeway::report {
+
+using requests::Cause;
+
+std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSet& spans,
+                             const requests::RequestAnalysis& a, const requests::Request& r) {
+  const int64_t d = r.by_cause[static_cast<int>(r.dominant)];
+  const double share =
+      r.latency() > 0 ? 100.0 * static_cast<double>(d) / static_cast<double>(r.latency()) : 0;
+  const std::string on =
+      r.dominant_thread != graph::kNoWorker ? " on " + a.ThreadLabel(g, r.dominant_thread) : "";
+  switch (r.dominant) {
+    case Cause::kBlockedByRequest: {
+      const requests::Request& x = a.requests[r.dominant_request];
+      const spans::Span& xs = spans.spans[x.root];
+      std::string out = fmt::format("blocked by request {} ({} {}){} ({:.0f}%)",
+                                    spans::TraceIdHex(x.trace).substr(0, 8), *xs.service,
+                                    *xs.operation, on, share);
+      if (r.by_request.size() > 1)
+        out += fmt::format(" and by {} other request(s)", r.by_request.size() - 1);
+      // What the requests in the way were doing: a queue in front of a slow network, a lock
+      // held across a sleep...
+      int top = 0;
+      for (int st = 1; st < graph::kNumStates; ++st)
+        if (r.blocked_by_state[st] > r.blocked_by_state[top]) top = st;
+      if (r.blocked_by_state[top] > 0)
+        out += fmt::format("; meanwhile they were mostly {} ({:.0f}%)",
+                           graph::StateNameLower(static_cast<graph::State>(top)),
+                           100.0 * static_cast<double>(r.blocked_by_state[top]) /
+                               static_cast<double>(std::max<int64_t>(1, d)));
+      return out;
+    }
+    case Cause::kPreempted:
+      return fmt::format("preempted: waiting for a CPU{} ({:.0f}%)", on, share);
+    case Cause::kWaitingForThread:
+      return fmt::format("waiting for a thread serving no request{} ({:.0f}%)", on, share);
+    case Cause::kNetwork:
+      return fmt::format("network{} ({:.0f}%)", on, share);
+    case Cause::kDisk:
+      return fmt::format("disk I/O{} ({:.0f}%)", on, share);
+    case Cause::kTimer:
+      return fmt::format("timer: sleeping or timing out{} ({:.0f}%)", on, share);
+    case Cause::kInterrupted:
+      return fmt::format("interrupt handling{} ({:.0f}%)", on, share);
+    case Cause::kBlocked:
+      return fmt::format("blocked, cause not in the trace{} ({:.0f}%)", on, share);
+    case Cause::kUnknown:
+      return fmt::format("unknown: lost events, or outside the kernel trace{} ({:.0f}%)", on,
+                         share);
+    case Cause::kRunning:
+      return fmt::format("running: CPU work{} ({:.0f}%)", on, share);
+    case Cause::kOther:
+      return fmt::format("other kernel states{} ({:.0f}%)", on, share);
+  }
+  return {};
+}
+
+}  // namespace causeway::report
