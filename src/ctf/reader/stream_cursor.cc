@@ -204,11 +204,11 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
           pc = op.target;
           break;
         }
-        loop_stack_[op.offset_bits] = count;
+        loop_stack_[op.loop_index] = count;
         break;
       }
       case OpCode::kLoopEnd:
-        if (--loop_stack_[op.offset_bits] > 0) {
+        if (--loop_stack_[op.loop_index] > 0) {
           if (--iterations_left == 0)
             return Error(DataLoss(fmt::format("array elements repeat more than {} times in {}",
                                               max_iterations, ScopeName(scope))));
