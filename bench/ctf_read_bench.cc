@@ -106,7 +106,7 @@ bool PinToOneCpu() {
 // records to *events and returns their checksum (time ^ class, summed).
 uint64_t ScanStream(causeway::ctf::StreamCursor& cursor, uint64_t* events) {
   uint64_t n_events = 0, sum = 0;
-  std::array<causeway::ctf::StreamCursor::Record, 256> run;
+  std::array<causeway::ctf::EventRecord, 256> run;
   while (cursor.Next()) {
     ++n_events;
     sum += cursor.event().timestamp ^ cursor.event().class_index;

@@ -50,15 +50,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     e.cpu = r[1] % 4;
     e.host = (r[1] >> 2) & 1;
     e.tid = r[2] % 8;
-    e.tid2 = r[3] % 8;
-    e.value = r[4] % 12;
+    // The kind's second task and number (next_tid or child_tid, prev_state, irq, …).
+    e.set_next_tid(r[3] % 8);
+    e.set_prev_state(r[4] % 12);
     if (r[1] & 0x80) {
       e.has_context_flags = true;
       e.context_flags = r[4] & 0x18;
       e.current_tid = r[3] % 8;
     }
-    e.name = kNames[r[4] % 4];
-    e.name2 = kNames[r[3] % 4];
+    e.set_name(kNames[r[4] % 4]);
+    e.set_next_comm(kNames[r[3] % 4]);
     e.seq = r[2] % 4;
     e.ack_seq = r[3] % 4;
     e.tcp_flags = r[4] % 2;

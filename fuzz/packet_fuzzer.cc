@@ -347,7 +347,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string out;
   // After every other event, a run of static-layout records (NextStaticRun, what the
   // decoding pipeline calls), so that its loop meets the same bytes.
-  ctf::StreamCursor::Record records[8];
+  ctf::EventRecord records[8];
   for (int n = 0; n < 100000 && cursor.Next(); ++n) {
     out.clear();
     text.AppendText(cursor.event(), &out);

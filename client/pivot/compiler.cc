@@ -66,143 +66,191 @@ PackKind PackKindOf(JoinKind k) {
   return PackKind::kAll;
 }
 
+// Where a nested query's result goes: PACKed into the bag of the variable it is bound to,
+// its selected columns renamed to `var.column` (returned in `columns`).
+struct NestedTarget {
+  const std::string& var;
+  JoinKind kind;
+  uint32_t n;
+  std::vector<FieldRef>* columns;
+};
+
 class Compiler {
  public:
   explicit Compiler(std::string id) : id_(std::move(id)) {}
 
-  // Compiles `q`; its root ends in EMIT, or, for a nested query bound to `pack_var`, in a
-  // PACK of its selected columns renamed to `pack_var.column`.
-  Status CompileQuery(const Query& q, CompiledQuery* out, const std::string* pack_var,
-                      JoinKind pack_kind, uint32_t pack_n, std::vector<FieldRef>* packed_columns) {
-    std::vector<Node> nodes;
-    std::map<std::string, int> index;
-    nodes.push_back({q.var, -1, JoinKind::kAll, 0, &q.from, {}, {}});
-    index[q.var] = 0;
-    for (const Join& j : q.joins) {
-      if (nodes.size() >= kMaxVariables) return InvalidArgument("too many joins");
-      index[j.var] = static_cast<int>(nodes.size());
-      nodes.push_back({j.var, -1, j.kind, j.n, &j.source, {}, {}});
+  // Compiles `q` into out->advice; its root ends in EMIT, or, for a nested query, in a PACK
+  // for `nested`.
+  Status CompileQuery(const Query& q, CompiledQuery* out, const NestedTarget* nested);
+
+  std::string BagOf(const std::string& var) const { return id_ + "." + var; }
+  const std::string& id() const { return id_; }
+
+ private:
+  std::string id_;
+};
+
+// One query (the top one or a nested one) while it compiles, in the steps of Run.
+class QueryCompilation {
+ public:
+  QueryCompilation(Compiler* compiler, const Query& q, const NestedTarget* nested)
+      : compiler_(compiler), q_(q), nested_(nested) {}
+
+  Status Run(CompiledQuery* out) {
+    RETURN_IF_ERROR(BuildJoinTree());
+    RETURN_IF_ERROR(PlaceWhere());
+    RETURN_IF_ERROR(SplitSelect());
+    CollectOutputFields();
+    ChooseAggregationPushdown();
+    for (int node : ChildrenFirst()) RETURN_IF_ERROR(Advise(node, out));
+    if (!nested_) SetResults(out);
+    return Status::Ok();
+  }
+
+ private:
+  // The tree of the query's variables: the From variable at its root, each joined variable
+  // under the one its join leads to.
+  Status BuildJoinTree() {
+    nodes_.push_back({q_.var, -1, JoinKind::kAll, 0, &q_.from, {}, {}});
+    index_[q_.var] = 0;
+    for (const Join& j : q_.joins) {
+      if (nodes_.size() >= kMaxVariables) return InvalidArgument("too many joins");
+      index_[j.var] = static_cast<int>(nodes_.size());
+      nodes_.push_back({j.var, -1, j.kind, j.n, &j.source, {}, {}});
     }
-    for (const Join& j : q.joins) {
-      auto it = index.find(j.after);
-      if (it == index.end()) {
+    for (const Join& j : q_.joins) {
+      auto it = index_.find(j.after);
+      if (it == index_.end()) {
         return InvalidArgument(fmt::format("line {}, column {}: 'On {} -> {}': '{}' is not bound",
                                            j.pos.line, j.pos.column, j.before, j.after, j.after));
       }
-      nodes[index[j.var]].parent = it->second;
+      nodes_[index_[j.var]].parent = it->second;
     }
     // Every join must lead to the From variable (no cycles).
-    for (size_t i = 1; i < nodes.size(); ++i) {
+    for (size_t i = 1; i < nodes_.size(); ++i) {
       int at = static_cast<int>(i);
       size_t steps = 0;
-      while (at > 0 && steps++ <= nodes.size()) at = nodes[at].parent;
+      while (at > 0 && steps++ <= nodes_.size()) at = nodes_[at].parent;
       if (at != 0) {
         return InvalidArgument(
-            fmt::format("join of '{}' does not lead to '{}' (cycle)", nodes[i].var, q.var));
+            fmt::format("join of '{}' does not lead to '{}' (cycle)", nodes_[i].var, q_.var));
       }
-      nodes[nodes[i].parent].children.push_back(static_cast<int>(i));
+      nodes_[nodes_[i].parent].children.push_back(static_cast<int>(i));
     }
-    auto in_subtree = [&](int node, int root) {
-      for (size_t steps = 0; node >= 0 && steps <= nodes.size(); ++steps) {
-        if (node == root) return true;
-        node = nodes[node].parent;
-      }
-      return false;
-    };
-    auto check_bound = [&](const FieldRef& f) -> Status {
-      if (!index.count(f.var)) {
-        return InvalidArgument(fmt::format("line {}, column {}: unknown variable '{}'", f.pos.line,
-                                           f.pos.column, f.var));
-      }
-      return Status::Ok();
-    };
+    return Status::Ok();
+  }
 
-    // Where: each conjunct at the deepest node whose subtree holds all its variables.
-    std::vector<std::pair<int, std::vector<FieldRef>>> placed;  // node, fields used
-    if (q.where) {
-      std::vector<const Expr*> conjuncts;
-      SplitConjuncts(*q.where, &conjuncts);
-      for (const Expr* c : conjuncts) {
-        std::vector<FieldRef> fields;
-        FieldsOf(*c, &fields);
-        for (const FieldRef& f : fields) RETURN_IF_ERROR(check_bound(f));
-        int best = 0;
-        for (int cand = static_cast<int>(nodes.size()) - 1; cand >= 0; --cand) {
-          bool all = std::all_of(fields.begin(), fields.end(),
-                                 [&](const FieldRef& f) { return in_subtree(index[f.var], cand); });
-          if (all && (best == 0 || in_subtree(cand, best))) best = cand;
-        }
-        // Filtering below a First/MostRecent join would change which tuples it keeps: such
-        // a conjunct stays above every non-All join on its way to the root.
-        for (int at = best; at > 0; at = nodes[at].parent) {
-          if (nodes[at].kind != JoinKind::kAll) best = nodes[at].parent;
-        }
-        nodes[best].filters.push_back(std::shared_ptr<const Expr>(c->Clone()));
-        placed.push_back({best, std::move(fields)});
-      }
+  bool InSubtree(int node, int root) const {
+    for (size_t steps = 0; node >= 0 && steps <= nodes_.size(); ++steps) {
+      if (node == root) return true;
+      node = nodes_[node].parent;
     }
+    return false;
+  }
+  int NodeOf(const FieldRef& f) const { return index_.at(f.var); }
+  Status CheckBound(const FieldRef& f) const {
+    if (!index_.count(f.var)) {
+      return InvalidArgument(fmt::format("line {}, column {}: unknown variable '{}'", f.pos.line,
+                                         f.pos.column, f.var));
+    }
+    return Status::Ok();
+  }
 
-    // Select and GroupBy.
-    std::vector<FieldRef> group_by = q.group_by;
-    std::vector<AggregateSpec> aggregates;
-    std::vector<FieldRef> plain;
-    for (const FieldRef& f : group_by) RETURN_IF_ERROR(check_bound(f));
-    for (const SelectItem& s : q.select) {
+  // Where: each conjunct at the deepest node whose subtree holds all its variables.
+  Status PlaceWhere() {
+    if (!q_.where) return Status::Ok();
+    std::vector<const Expr*> conjuncts;
+    SplitConjuncts(*q_.where, &conjuncts);
+    for (const Expr* c : conjuncts) {
+      std::vector<FieldRef> fields;
+      FieldsOf(*c, &fields);
+      for (const FieldRef& f : fields) RETURN_IF_ERROR(CheckBound(f));
+      int best = 0;
+      for (int cand = static_cast<int>(nodes_.size()) - 1; cand >= 0; --cand) {
+        bool all = std::all_of(fields.begin(), fields.end(),
+                               [&](const FieldRef& f) { return InSubtree(NodeOf(f), cand); });
+        if (all && (best == 0 || InSubtree(cand, best))) best = cand;
+      }
+      // Filtering below a First/MostRecent join would change which tuples it keeps: such
+      // a conjunct stays above every non-All join on its way to the root.
+      for (int at = best; at > 0; at = nodes_[at].parent) {
+        if (nodes_[at].kind != JoinKind::kAll) best = nodes_[at].parent;
+      }
+      nodes_[best].filters.push_back(std::shared_ptr<const Expr>(c->Clone()));
+      placed_.push_back({best, std::move(fields)});
+    }
+    return Status::Ok();
+  }
+
+  // Select and GroupBy: the grouping, the aggregates and the plain columns.
+  Status SplitSelect() {
+    group_by_ = q_.group_by;
+    for (const FieldRef& f : group_by_) RETURN_IF_ERROR(CheckBound(f));
+    for (const SelectItem& s : q_.select) {
       if (s.aggregate == Aggregate::kNone || !s.field.var.empty()) {
-        RETURN_IF_ERROR(check_bound(s.field));
+        RETURN_IF_ERROR(CheckBound(s.field));
       }
       if (s.aggregate == Aggregate::kNone) {
-        plain.push_back(s.field);
+        plain_.push_back(s.field);
       } else {
-        aggregates.push_back({s.aggregate, s.field, s.ColumnName()});
+        aggregates_.push_back({s.aggregate, s.field, s.ColumnName()});
       }
     }
-    const bool aggregating = !aggregates.empty() || !group_by.empty();
-    if (aggregating) {
-      for (const FieldRef& f : plain) {
-        if (std::find(group_by.begin(), group_by.end(), f) == group_by.end()) {
+    aggregating_ = !aggregates_.empty() || !group_by_.empty();
+    if (aggregating_) {
+      for (const FieldRef& f : plain_) {
+        if (std::find(group_by_.begin(), group_by_.end(), f) == group_by_.end()) {
           return InvalidArgument(
               fmt::format("line {}, column {}: '{}' is selected but neither grouped nor aggregated",
                           f.pos.line, f.pos.column, f.ToString()));
         }
       }
     }
-    if (pack_var && !aggregates.empty()) {
+    if (nested_ && !aggregates_.empty()) {
       return Unimplemented("a nested query with aggregates");
     }
-    if (q.select.empty()) return InvalidArgument("a query needs a Select clause");
+    if (q_.select.empty()) return InvalidArgument("a query needs a Select clause");
+    return Status::Ok();
+  }
 
-    // Fields each node must hand to its ancestors: used above it in the tree.
-    std::vector<FieldRef> output_fields = group_by;
-    for (const auto& a : aggregates) {
-      if (!a.field.var.empty()) AddUnique(&output_fields, a.field);
+  // The fields the result is made of.
+  void CollectOutputFields() {
+    output_fields_ = group_by_;
+    for (const auto& a : aggregates_) {
+      if (!a.field.var.empty()) AddUnique(&output_fields_, a.field);
     }
-    for (const auto& f : plain) AddUnique(&output_fields, f);
-    auto needed_above = [&](int node) {
-      std::vector<FieldRef> need;
-      for (const FieldRef& f : output_fields) {
-        if (in_subtree(index[f.var], node)) AddUnique(&need, f);
-      }
-      for (const auto& [at, fields] : placed) {
-        if (at == node || in_subtree(at, node)) continue;  // evaluated at or below node
-        for (const FieldRef& f : fields) {
-          if (in_subtree(index[f.var], node)) AddUnique(&need, f);
-        }
-      }
-      return need;
-    };
+    for (const auto& f : plain_) AddUnique(&output_fields_, f);
+  }
 
-    // Aggregation pushdown.
-    int pushed = -1;
-    if (!pack_var && !aggregates.empty() && nodes[0].children.size() == 1 &&
-        nodes[0].filters.empty()) {
-      const int c = nodes[0].children[0];
-      bool ok = nodes[c].kind == JoinKind::kAll;
-      for (const FieldRef& f : output_fields) ok = ok && in_subtree(index[f.var], c);
-      if (ok) pushed = c;
+  // The fields a node must hand to its ancestors: used above it in the tree.
+  std::vector<FieldRef> NeededAbove(int node) const {
+    std::vector<FieldRef> need;
+    for (const FieldRef& f : output_fields_) {
+      if (InSubtree(NodeOf(f), node)) AddUnique(&need, f);
     }
+    for (const auto& [at, fields] : placed_) {
+      if (at == node || InSubtree(at, node)) continue;  // evaluated at or below node
+      for (const FieldRef& f : fields) {
+        if (InSubtree(NodeOf(f), node)) AddUnique(&need, f);
+      }
+    }
+    return need;
+  }
 
-    // Advice, children before parents.
+  // Aggregation pushdown: the root's only child aggregates when it holds every output
+  // field and the root adds nothing but the join.
+  void ChooseAggregationPushdown() {
+    if (nested_ || aggregates_.empty() || nodes_[0].children.size() != 1 ||
+        !nodes_[0].filters.empty())
+      return;
+    const int c = nodes_[0].children[0];
+    bool ok = nodes_[c].kind == JoinKind::kAll;
+    for (const FieldRef& f : output_fields_) ok = ok && InSubtree(NodeOf(f), c);
+    if (ok) pushed_ = c;
+  }
+
+  // The nodes in the order their advice runs: children before parents.
+  std::vector<int> ChildrenFirst() const {
     std::vector<int> order;
     std::vector<std::pair<int, bool>> stack = {{0, false}};
     while (!stack.empty()) {
@@ -213,121 +261,166 @@ class Compiler {
         continue;
       }
       stack.push_back({node, true});
-      for (auto it = nodes[node].children.rbegin(); it != nodes[node].children.rend(); ++it) {
+      for (auto it = nodes_[node].children.rbegin(); it != nodes_[node].children.rend(); ++it) {
         stack.push_back({*it, false});
       }
     }
-    std::map<int, std::vector<FieldRef>> nested_columns;  // a nested query's packed columns
-    for (int node : order) {
-      const Node& nd = nodes[node];
-      // The variable's own fields, gathered from everything that reads them.
-      std::vector<FieldRef> own;
-      for (const FieldRef& f : output_fields) {
+    return order;
+  }
+
+  // The variable's own fields, gathered from everything that reads them.
+  std::vector<FieldRef> OwnFields(const Node& nd) const {
+    std::vector<FieldRef> own;
+    for (const FieldRef& f : output_fields_) {
+      if (f.var == nd.var) AddUnique(&own, f);
+    }
+    for (const auto& [at, fields] : placed_) {
+      for (const FieldRef& f : fields) {
         if (f.var == nd.var) AddUnique(&own, f);
       }
-      for (const auto& [at, fields] : placed) {
-        for (const FieldRef& f : fields) {
-          if (f.var == nd.var) AddUnique(&own, f);
-        }
-      }
-      std::vector<Op> ops;
-      if (nd.source->query) {
-        // A nested query: compiled on its own, it packs its columns as `var.column`; this
-        // node's advice is that query's, so emit nothing more here.
-        std::vector<FieldRef> columns;
-        RETURN_IF_ERROR(CompileQuery(*nd.source->query, out, &nd.var, nd.kind, nd.n, &columns));
-        nested_columns[node] = columns;
-        for (const FieldRef& f : own) {
-          if (std::find(columns.begin(), columns.end(), f) == columns.end()) {
-            return InvalidArgument(
-                fmt::format("line {}, column {}: the query bound to '{}' has "
-                            "no column '{}'",
-                            f.pos.line, f.pos.column, nd.var, f.field));
-          }
-        }
-        if (!nd.filters.empty() || !nd.children.empty()) {
-          return Unimplemented(
-              fmt::format("filters or joins on the nested query bound to '{}' itself", nd.var));
-        }
-        continue;
-      }
-      Op observe;
-      observe.kind = OpKind::kObserve;
-      observe.var = nd.var;
-      observe.fields = own;
-      ops.push_back(std::move(observe));
-      for (int c : nd.children) {
-        Op unpack;
-        unpack.kind = OpKind::kUnpack;
-        unpack.bag = BagOf(nodes[c].var);
-        unpack.fields = nested_columns.count(c) ? nested_columns[c] : needed_above(c);
-        if (c == pushed) {
-          unpack.partial = true;
-          unpack.fields = group_by;
-          unpack.group_by = group_by;
-          unpack.aggregates = aggregates;
-        }
-        ops.push_back(std::move(unpack));
-      }
-      for (const auto& f : nd.filters) {
-        Op filter;
-        filter.kind = OpKind::kFilter;
-        filter.predicate = f;
-        ops.push_back(std::move(filter));
-      }
-      Op last;
-      if (node == 0 && !pack_var) {
-        last.kind = OpKind::kEmit;
-        last.bag = id_;
-        last.group_by = group_by;
-        last.aggregates = aggregates;
-        last.fields = aggregating ? std::vector<FieldRef>{} : plain;
-        last.partial = pushed >= 0;
-      } else if (node == 0) {
-        last.kind = OpKind::kPack;
-        last.bag = BagOf(*pack_var);
-        last.pack = PackKindOf(pack_kind);
-        last.n = pack_n;
-        for (const SelectItem& s : q.select) {
-          last.fields.push_back(s.field);
-          packed_columns->push_back({*pack_var, s.ColumnName(), s.pos});
-        }
-        last.group_by = *packed_columns;  // the names the tuples carry
-      } else {
-        last.kind = OpKind::kPack;
-        last.bag = BagOf(nd.var);
-        last.pack = PackKindOf(nd.kind);
-        last.n = nd.n;
-        last.fields = needed_above(node);
-        if (node == pushed) {
-          last.pack = PackKind::kAggregate;
-          last.fields.clear();
-          last.group_by = group_by;
-          last.aggregates = aggregates;
-        }
-      }
-      ops.push_back(std::move(last));
-      Advice advice;
-      advice.var = nd.var;
-      advice.tracepoints = nd.source->tracepoints;
-      advice.ops = std::move(ops);
-      out->advice.push_back(std::move(advice));
     }
-    if (!pack_var) {
-      out->group_by = group_by;
-      out->aggregates = aggregates;
-      out->fields = aggregating ? std::vector<FieldRef>{} : plain;
-      for (const auto& f : out->group_by) out->columns.push_back(f.ToString());
-      for (const auto& a : out->aggregates) out->columns.push_back(a.name);
-      for (const auto& f : out->fields) out->columns.push_back(f.ToString());
+    return own;
+  }
+
+  // The node's advice: OBSERVE, UNPACK its children, FILTER, then PACK or EMIT.
+  Status Advise(int node, CompiledQuery* out) {
+    const Node& nd = nodes_[node];
+    const std::vector<FieldRef> own = OwnFields(nd);
+    if (nd.source->query) return AdviseNested(node, own, out);
+    std::vector<Op> ops;
+    Op observe;
+    observe.kind = OpKind::kObserve;
+    observe.var = nd.var;
+    observe.fields = own;
+    ops.push_back(std::move(observe));
+    for (int c : nd.children) ops.push_back(Unpack(c));
+    for (const auto& f : nd.filters) {
+      Op filter;
+      filter.kind = OpKind::kFilter;
+      filter.predicate = f;
+      ops.push_back(std::move(filter));
+    }
+    ops.push_back(node != 0 ? Pack(node) : nested_ ? PackNestedResult() : Emit());
+    Advice advice;
+    advice.var = nd.var;
+    advice.tracepoints = nd.source->tracepoints;
+    advice.ops = std::move(ops);
+    out->advice.push_back(std::move(advice));
+    return Status::Ok();
+  }
+
+  // A nested query: compiled on its own, it packs its columns as `var.column`; this node's
+  // advice is that query's, so nothing more is emitted here.
+  Status AdviseNested(int node, const std::vector<FieldRef>& own, CompiledQuery* out) {
+    const Node& nd = nodes_[node];
+    std::vector<FieldRef> columns;
+    const NestedTarget target{nd.var, nd.kind, nd.n, &columns};
+    RETURN_IF_ERROR(compiler_->CompileQuery(*nd.source->query, out, &target));
+    nested_columns_[node] = columns;
+    for (const FieldRef& f : own) {
+      if (std::find(columns.begin(), columns.end(), f) == columns.end()) {
+        return InvalidArgument(
+            fmt::format("line {}, column {}: the query bound to '{}' has "
+                        "no column '{}'",
+                        f.pos.line, f.pos.column, nd.var, f.field));
+      }
+    }
+    if (!nd.filters.empty() || !nd.children.empty()) {
+      return Unimplemented(
+          fmt::format("filters or joins on the nested query bound to '{}' itself", nd.var));
     }
     return Status::Ok();
   }
 
- private:
-  std::string BagOf(const std::string& var) const { return id_ + "." + var; }
-  std::string id_;
+  // UNPACK of child c's bag: its tuples, or its partial aggregates when it was pushed down.
+  Op Unpack(int c) const {
+    Op unpack;
+    unpack.kind = OpKind::kUnpack;
+    unpack.bag = compiler_->BagOf(nodes_[c].var);
+    auto nested = nested_columns_.find(c);
+    unpack.fields = nested != nested_columns_.end() ? nested->second : NeededAbove(c);
+    if (c == pushed_) {
+      unpack.partial = true;
+      unpack.fields = group_by_;
+      unpack.group_by = group_by_;
+      unpack.aggregates = aggregates_;
+    }
+    return unpack;
+  }
+
+  // The root of the top query: EMIT the result.
+  Op Emit() const {
+    Op last;
+    last.kind = OpKind::kEmit;
+    last.bag = compiler_->id();
+    last.group_by = group_by_;
+    last.aggregates = aggregates_;
+    last.fields = aggregating_ ? std::vector<FieldRef>{} : plain_;
+    last.partial = pushed_ >= 0;
+    return last;
+  }
+
+  // The root of a nested query: PACK its selected columns for the query it is bound in.
+  Op PackNestedResult() const {
+    Op last;
+    last.kind = OpKind::kPack;
+    last.bag = compiler_->BagOf(nested_->var);
+    last.pack = PackKindOf(nested_->kind);
+    last.n = nested_->n;
+    for (const SelectItem& s : q_.select) {
+      last.fields.push_back(s.field);
+      nested_->columns->push_back({nested_->var, s.ColumnName(), s.pos});
+    }
+    last.group_by = *nested_->columns;  // the names the tuples carry
+    return last;
+  }
+
+  // Any other node: PACK what its ancestors need, or its partial aggregates.
+  Op Pack(int node) const {
+    const Node& nd = nodes_[node];
+    Op last;
+    last.kind = OpKind::kPack;
+    last.bag = compiler_->BagOf(nd.var);
+    last.pack = PackKindOf(nd.kind);
+    last.n = nd.n;
+    last.fields = NeededAbove(node);
+    if (node == pushed_) {
+      last.pack = PackKind::kAggregate;
+      last.fields.clear();
+      last.group_by = group_by_;
+      last.aggregates = aggregates_;
+    }
+    return last;
+  }
+
+  // The top query's result columns: group_by, then aggregates, or the plain fields.
+  void SetResults(CompiledQuery* out) const {
+    out->group_by = group_by_;
+    out->aggregates = aggregates_;
+    out->fields = aggregating_ ? std::vector<FieldRef>{} : plain_;
+    for (const auto& f : out->group_by) out->columns.push_back(f.ToString());
+    for (const auto& a : out->aggregates) out->columns.push_back(a.name);
+    for (const auto& f : out->fields) out->columns.push_back(f.ToString());
+  }
+
+  Compiler* compiler_;
+  const Query& q_;
+  const NestedTarget* nested_;  // null for the top query
+  std::vector<Node> nodes_;
+  std::map<std::string, int> index_;                           // variable -> node
+  std::vector<std::pair<int, std::vector<FieldRef>>> placed_;  // a conjunct: node, fields used
+  std::vector<FieldRef> group_by_;
+  std::vector<AggregateSpec> aggregates_;
+  std::vector<FieldRef> plain_;
+  bool aggregating_ = false;
+  std::vector<FieldRef> output_fields_;
+  int pushed_ = -1;                                      // the node aggregating, if any
+  std::map<int, std::vector<FieldRef>> nested_columns_;  // a nested query's packed columns
 };
+
+Status Compiler::CompileQuery(const Query& q, CompiledQuery* out, const NestedTarget* nested) {
+  return QueryCompilation(this, q, nested).Run(out);
+}
 
 }  // namespace
 
@@ -412,7 +505,7 @@ StatusOr<CompiledQuery> Compile(const Query& query, std::string_view id) {
   CompiledQuery out;
   out.id = std::string(id);
   Compiler c(out.id);
-  Status s = c.CompileQuery(query, &out, nullptr, JoinKind::kAll, 0, nullptr);
+  Status s = c.CompileQuery(query, &out, nullptr);
   if (!s.ok()) return std::move(s).WithContext("Cannot compile query");
   return out;
 }

@@ -63,7 +63,7 @@ int RunStats(const StatsOptions& o) {
         uint64_t records = 0, published_records = 0;
         // After each event, the events that follow in the static layout come as records
         // from NextStaticRun's loop, which writes nothing else.
-        std::array<ctf::StreamCursor::Record, 256> run;
+        std::array<ctf::EventRecord, 256> run;
         while (cursor.Next()) {
           const ctf::Event& e = cursor.event();
           // Every 64 Ki records or so: share this stream's progress, and draw if no one

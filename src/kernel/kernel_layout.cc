@@ -119,10 +119,10 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
         switch (kind) {
           case Kind::kSwitch:
             c.tid = payload({"prev_tid", "prev_pid"});
-            c.tid2 = payload({"next_tid", "next_pid"});
-            c.value = payload({"prev_state"});
+            c.second_tid = payload({"next_tid", "next_pid"});
+            c.number = payload({"prev_state"});
             c.name = payload({"prev_comm"});
-            c.name2 = payload({"next_comm"});
+            c.next_comm = payload({"next_comm"});
             l.has_scheduling_ = true;
             break;
           case Kind::kWakeup:
@@ -132,7 +132,7 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             break;
           case Kind::kFork:
             c.tid = payload({"parent_tid", "parent_pid"});
-            c.tid2 = payload({"child_tid", "child_pid"});
+            c.second_tid = payload({"child_tid", "child_pid"});
             c.name = payload({"child_comm"});
             // LTTng and the recorder give the child's tid and its process; perf's child_pid
             // is the tid itself.
@@ -148,16 +148,16 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
           case Kind::kStatedump:
             c.tid = payload({"tid"});
             c.name = payload({"name"});
-            c.value = payload({"status"});
+            c.number = payload({"status"});
             c.pid = payload({"pid"});
             break;
           case Kind::kIrqEntry:
-            c.value = payload({"irq"});
+            c.number = payload({"irq"});
             c.name = payload({"name"});
             break;
           case Kind::kSoftirqEntry:
           case Kind::kSoftirqExit:
-            c.value = payload({"vec"});
+            c.number = payload({"vec"});
             break;
           case Kind::kPacketSend:
           case Kind::kPacketRecv:
@@ -169,7 +169,7 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             if (!c.seq.a.node || !c.ack_seq.a.node || !c.tcp_flags.a.node) c.kind = Kind::kNone;
             break;
           case Kind::kBlockComplete:
-            c.value = payload({"dev"});
+            c.number = payload({"dev"});
             break;
           default:
             break;
@@ -245,10 +245,10 @@ inline int64_t Signed(const ctf::Event& e, const Load& l, uint64_t pos) {
 
 }  // namespace
 
-std::string_view KernelLayout::ResolveName(const KernelEvent& k, int which) {
-  const auto& e = *static_cast<const ctf::Event*>(k.source[0]);
-  const auto& c = *static_cast<const ClassLayout*>(k.source[1]);
-  const Field& f = which == 0 ? c.name : c.name2;
+std::string_view KernelLayout::ResolveName(const KernelEvent& k, NameField which) {
+  const auto& e = *static_cast<const ctf::Event*>(k.name_event_);
+  const auto& c = *static_cast<const ClassLayout*>(k.name_layout_);
+  const Field& f = which == NameField::kName ? c.name : c.next_comm;
   uint64_t pos = 0;
   const Load* l = Locate(e, f.a, f.b, &pos);
   return l ? e.GetString(*l->node) : std::string_view();
@@ -273,17 +273,17 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->cpu = static_cast<int32_t>(e.cpu);
   out->ts = static_cast<int64_t>(e.timestamp);
   out->tid = static_cast<int32_t>(integer(c.tid, -1));
-  out->tid2 = static_cast<int32_t>(integer(c.tid2, -1));
-  out->value = integer(c.value, 0);
-  out->name = {};
-  out->name2 = {};
-  if (c.name.a.node || c.name2.a.node) {
-    out->resolve = &ResolveName;
-    out->source[0] = &e;
-    out->source[1] = &c;
+  out->second_tid_ = static_cast<int32_t>(integer(c.second_tid, -1));
+  out->number_ = integer(c.number, 0);
+  out->name_ = {};
+  out->next_comm_ = {};
+  if (c.name.a.node || c.next_comm.a.node) {
+    out->resolve_ = &ResolveName;
+    out->name_event_ = &e;
+    out->name_layout_ = &c;
   } else {
-    out->resolve = nullptr;
-    out->source[0] = out->source[1] = nullptr;
+    out->resolve_ = nullptr;
+    out->name_event_ = out->name_layout_ = nullptr;
   }
   out->current_tid = (c.current_tid.a.node || c.current_tid.b.node)
                          ? static_cast<int32_t>(integer(c.current_tid, -1))
@@ -312,7 +312,7 @@ bool KernelLayout::ConvertLost(const ctf::Event& e, KernelEvent* out) const {
   out->cpu = static_cast<int32_t>(e.cpu);
   out->ts = static_cast<int64_t>(e.discarded_begin ? e.discarded_begin : e.timestamp);
   out->end_ts = static_cast<int64_t>(e.discarded_end ? e.discarded_end : e.timestamp);
-  out->value = static_cast<int64_t>(e.discarded);
+  out->set_lost_count(static_cast<int64_t>(e.discarded));
   return true;
 }
 

@@ -76,13 +76,16 @@ class KernelLayout {
   struct ClassLayout {
     Kind kind = Kind::kNone;
     uint32_t trace = 0;
-    Field tid, tid2, value, name, name2, current_tid, flags, seq, ack_seq, tcp_flags, pid;
+    // Where the class keeps each KernelEvent field: second_tid and number are the slots
+    // behind KernelEvent's per-kind accessors (next_tid, prev_state, irq, …).
+    Field tid, second_tid, number, name, next_comm, current_tid, flags, seq, ack_seq, tcp_flags,
+        pid;
   };
   bool ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const;
   bool ConvertLost(const ctf::Event& e, KernelEvent* out) const;
-  // KernelEvent::resolve: decodes a name from the event it came from (valid while the
-  // ctf::Event is, i.e. during KernelModel::Process).
-  static std::string_view ResolveName(const KernelEvent& k, int which);
+  // KernelEvent's name resolver: decodes a name from the event it came from (valid while
+  // the ctf::Event is, i.e. during KernelModel::Process).
+  static std::string_view ResolveName(const KernelEvent& k, NameField which);
 
   std::vector<ClassLayout> classes_;
   std::vector<Kind> kinds_;  // classes_[i].kind, dense

@@ -95,11 +95,11 @@ int64_t KernelModel::FirstSeen(const Host& h, int32_t tid, int64_t ts) const {
   return std::min(since, ts);
 }
 
-void KernelModel::Name(WorkerId w, const KernelEvent& e, int which) {
+void KernelModel::Name(WorkerId w, const KernelEvent& e, NameField which) {
   // The dense flag spares a cache miss on the worker, and decoding the name, in the
   // common case (named already).
   if (flags_[w] & kNamed) return;
-  const std::string_view name = which == 0 ? e.Name() : e.Name2();
+  const std::string_view name = which == NameField::kName ? e.Name() : e.NextComm();
   if (name.empty()) return;
   std::string& n = g_->mutable_worker(w).name;
   if (n.empty()) n = std::string(name);
@@ -174,25 +174,26 @@ void KernelModel::Process(const KernelEvent& e) {
       OnStatedump(e);
       break;
     case Kind::kIrqEntry:
-      Push(e, c, Ctx::kHardirq, IrqQual(h, e));
+      Push(c, Ctx::kHardirq, IrqQual(h, e));
       break;
     case Kind::kIrqExit:
       Pop(c, Ctx::kHardirq);
       break;
     case Kind::kSoftirqEntry:
-      Push(e, c, Ctx::kSoftirq, SoftirqQual(e.value));
+      Push(c, Ctx::kSoftirq, SoftirqQual(e.softirq_vector()),
+           static_cast<int32_t>(e.softirq_vector()));
       break;
     case Kind::kSoftirqExit:
       Pop(c, Ctx::kSoftirq);
       break;
     case Kind::kTimerEntry:
-      Push(e, c, Ctx::kTimer, q_hrtimer_);
+      Push(c, Ctx::kTimer, q_hrtimer_);
       break;
     case Kind::kTimerExit:
       Pop(c, Ctx::kTimer);
       break;
     case Kind::kIpiEntry:
-      Push(e, c, Ctx::kIpi, g_->Intern(fmt::format("ipi {}", e.Name())));
+      Push(c, Ctx::kIpi, g_->Intern(fmt::format("ipi {}", e.Name())));
       break;
     case Kind::kIpiExit:
       Pop(c, Ctx::kIpi);
@@ -205,13 +206,13 @@ void KernelModel::Process(const KernelEvent& e) {
       break;
     case Kind::kBlockComplete:
       if (Frame* f = c ? c->top() : nullptr) {
-        auto it = h.dev_quals.find(e.value);
+        auto it = h.dev_quals.find(e.dev());
         if (it == h.dev_quals.end()) {
           // dev_t as the kernel keeps it: major in the high 12 bits, minor in the low 20.
-          const uint64_t dev = static_cast<uint64_t>(e.value);
+          const uint64_t dev = static_cast<uint64_t>(e.dev());
           it =
               h.dev_quals
-                  .emplace(e.value, g_->Intern(fmt::format("disk {}:{}", dev >> 20, dev & 0xfffff)))
+                  .emplace(e.dev(), g_->Intern(fmt::format("disk {}:{}", dev >> 20, dev & 0xfffff)))
                   .first;
         }
         f->block = true;
@@ -252,7 +253,7 @@ void KernelModel::InferSwitch(const KernelEvent& e, Cpu* c) {
 void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
   ++counters_.switches;
   Host& h = hosts_[e.host];
-  const int32_t prev = e.tid, next = e.tid2;
+  const int32_t prev = e.tid, next = e.next_tid();
   if (c && c->current != kUnknownTid && c->current != prev) {
     // The model thought another task was running here: a switch is missing (lost events).
     // That task's running time is not known any more.
@@ -271,12 +272,12 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
       ++counters_.missing_switch_ins;
       g_->RelabelOpen(w, State::kUnknown, q_no_switch_in_);
     }
-    Name(w, e, 0);
+    Name(w, e, NameField::kName);
     // Runnable when prev_state is TASK_RUNNING (0) in its low byte; the bits above are the
     // kernels' "preempted" report flag (0x800 in 4.x, 0x100 from 4.14). Trace Compass tests
     // `& 3` instead, which takes idle kernel threads (0x80, 'I') and parked ones (0x40) for
     // runnable ones. A task that exited and is not runnable is switched out for good.
-    const bool runnable = (e.value & 0xff) == 0;
+    const bool runnable = (e.prev_state() & 0xff) == 0;
     State s = runnable ? State::kPreempted : State::kBlocked;
     // Woken while still on its CPU (sched_waking on another CPU raced its switch-out): it
     // is runnable already, whatever prev_state says.
@@ -289,7 +290,7 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
     WorkerId w = Find(h, next);
     if (w == graph::kNoWorker || !g_->alive(w)) {
       // Never seen: it existed before the host's first event, doing something unknown.
-      w = NewThread(e.host, next, FirstSeen(h, next, e.ts), State::kUnknown, e.Name2(),
+      w = NewThread(e.host, next, FirstSeen(h, next, e.ts), State::kUnknown, e.NextComm(),
                     q_no_history_);
     } else {
       const State s = g_->open_state(w);
@@ -299,7 +300,7 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
         g_->RelabelOpen(w, State::kUnknown, q_no_wakeup_);
       }
     }
-    Name(w, e, 1);
+    Name(w, e, NameField::kNextComm);
     g_->SetState(w, e.ts, State::kRunning);
   }
   if (c) c->current = next;
@@ -314,7 +315,7 @@ KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId
         cause.state = State::kInterrupted;
         break;
       case Ctx::kSoftirq:
-        switch (f->number) {
+        switch (f->softirq_vector) {
           case 1:
           case 8:
             cause.state = State::kTimer;
@@ -391,7 +392,7 @@ void KernelModel::OnWakeup(const KernelEvent& e, Cpu* c) {
     // Never seen before: blocked since the host's first event at least.
     t = NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), State::kBlocked, e.Name());
   }
-  Name(t, e, 0);
+  Name(t, e, NameField::kName);
   const State s = g_->open_state(t);
   if (s == State::kUnknown) {
     g_->SetState(t, e.ts, State::kPreempted);
@@ -415,14 +416,15 @@ void KernelModel::OnFork(const KernelEvent& e, Cpu* c) {
   ++counters_.forks;
   Host& h = hosts_[e.host];
   const WorkerId parent = e.tid > 0 ? RunningTask(e.host, c, e.tid, e.ts) : graph::kNoWorker;
-  const WorkerId old = Find(h, e.tid2);
+  const WorkerId old = Find(h, e.child_tid());
   if (old != graph::kNoWorker && g_->alive(old)) {
     // The tid is reused and the old thread's end was not seen.
     g_->SetState(old, e.ts, State::kNone);
   }
   // A new task is runnable as soon as the parent's fork returns (wake_up_new_task runs in
   // the same system call); many traces do not record sched_wakeup_new at all.
-  const WorkerId child = NewThread(e.host, e.tid2, e.ts, State::kPreempted, e.Name(), q_new_);
+  const WorkerId child =
+      NewThread(e.host, e.child_tid(), e.ts, State::kPreempted, e.Name(), q_new_);
   g_->mutable_worker(child).pid = e.pid;
   if (parent != graph::kNoWorker) {
     if (g_->open_state(parent) != State::kRunning) g_->SetState(parent, e.ts, State::kRunning);
@@ -435,27 +437,26 @@ void KernelModel::OnStatedump(const KernelEvent& e) {
   Host& h = hosts_[e.host];
   const WorkerId w = Find(h, e.tid);
   if (w != graph::kNoWorker) {
-    Name(w, e, 0);
+    Name(w, e, NameField::kName);
     if (e.pid >= 0 && g_->worker(w).pid < 0) g_->mutable_worker(w).pid = e.pid;
     return;
   }
   if (e.tid <= 0) return;
-  // LTTng's statedump status: 2 = waiting for a CPU, 5 = waiting, 6 = running.
   State s = State::kUnknown;
-  if (e.value == 5) s = State::kBlocked;
-  if (e.value == 2) s = State::kPreempted;
+  if (e.statedump_status() == kStatedumpWait) s = State::kBlocked;
+  if (e.statedump_status() == kStatedumpWaitCpu) s = State::kPreempted;
   const WorkerId n = NewThread(e.host, e.tid, FirstSeen(h, e.tid, e.ts), s, e.Name(),
                                s == State::kUnknown ? q_no_history_ : 0);
   g_->mutable_worker(n).pid = e.pid;
 }
 
-void KernelModel::Push(const KernelEvent& e, Cpu* c, Ctx type, StringId q) {
+void KernelModel::Push(Cpu* c, Ctx type, StringId q, int32_t softirq_vector) {
   if (!c) return;
   if (c->depth < kMaxDepth) {
     Frame& f = c->stack[c->depth];
     f = Frame{};
     f.type = type;
-    f.number = static_cast<int32_t>(e.value);
+    f.softirq_vector = softirq_vector;
     f.qual = q;
   } else {
     ++counters_.interrupt_mismatches;
@@ -475,7 +476,7 @@ void KernelModel::Pop(Cpu* c, Ctx type) {
 }
 
 StringId KernelModel::IrqQual(Host& h, const KernelEvent& e) {
-  const int64_t irq = e.value;
+  const int64_t irq = e.irq();
   auto it = h.irq_quals.find(irq);
   if (it != h.irq_quals.end()) return it->second;
   const std::string_view name = e.Name();
@@ -536,7 +537,7 @@ void KernelModel::ExpirePackets(int64_t now) {
 
 void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   ++counters_.lost_records;
-  counters_.lost_events += static_cast<uint64_t>(std::max<int64_t>(e.value, 0));
+  counters_.lost_events += static_cast<uint64_t>(std::max<int64_t>(e.lost_count(), 0));
   if (!c) return;
   Host& h = hosts_[e.host];
   if (c->current > 0) {

@@ -74,7 +74,7 @@ class KernelModel {
   enum class Ctx : uint8_t { kHardirq, kSoftirq, kTimer, kIpi };
   struct Frame {
     Ctx type = Ctx::kHardirq;
-    int32_t number = 0;
+    int32_t softirq_vector = 0;  // kSoftirq
     graph::StringId qual = 0;
     graph::StringId block_qual = 0;  // a block request completed in this context
     bool block = false;
@@ -131,8 +131,8 @@ class KernelModel {
                             std::string_view name, graph::StringId q = 0);
   // The worker of the task running on a CPU, created when first seen.
   graph::WorkerId RunningTask(uint32_t host, Cpu* c, int32_t tid, int64_t ts);
-  // Names w from the event's name (which = 0) or second name (1) if it has none yet.
-  void Name(graph::WorkerId w, const KernelEvent& e, int which);
+  // Names w from one of the event's names if it has none yet.
+  void Name(graph::WorkerId w, const KernelEvent& e, NameField which);
   int64_t FirstSeen(const Host& h, int32_t tid, int64_t ts) const;
 
   void OnSwitch(const KernelEvent& e, Cpu* c);
@@ -143,7 +143,7 @@ class KernelModel {
   void OnPacketSend(const KernelEvent& e, Cpu* c);
   void OnPacketRecv(const KernelEvent& e, Cpu* c);
   void OnLost(const KernelEvent& e, Cpu* c);
-  void Push(const KernelEvent& e, Cpu* c, Ctx type, graph::StringId q);
+  void Push(Cpu* c, Ctx type, graph::StringId q, int32_t softirq_vector = 0);
   void Pop(Cpu* c, Ctx type);
   Cause WakeCause(const KernelEvent& e, Cpu* c, graph::WorkerId target);
   graph::StringId IrqQual(Host& h, const KernelEvent& e);

@@ -92,16 +92,16 @@ KernelScenario::KernelScenario(const std::string& script, uint32_t max_qualifier
         std::string pn, nn;
         e.tid = TidAndName(arg(1), &pn);
         size_t k = 2;
-        e.value = 1;
+        e.set_prev_state(1);
         if (arg(k) != "->") {
           const std::string st = arg(k);
-          e.value = st == "R" ? 0 : st == "X" ? 64 : st == "D" ? 2 : 1;
+          e.set_prev_state(st == "R" ? 0 : st == "X" ? 64 : st == "D" ? 2 : 1);
           ++k;
         }
         ok = arg(k) == "->";
-        e.tid2 = TidAndName(arg(k + 1), &nn);
-        e.name = keep(pn);
-        e.name2 = keep(nn);
+        e.set_next_tid(TidAndName(arg(k + 1), &nn));
+        e.set_name(keep(pn));
+        e.set_next_comm(keep(nn));
       } else if (verb == "waking" || verb == "wakeup_new") {
         e.kind = verb == "waking" ? Kind::kWakeup : Kind::kWakeupNew;
         e.tid = std::stoi(arg(1));
@@ -110,38 +110,38 @@ KernelScenario::KernelScenario(const std::string& script, uint32_t max_qualifier
         std::string cn;
         e.tid = std::stoi(arg(1));
         ok = arg(2) == "->";
-        e.tid2 = TidAndName(arg(3), &cn);
-        e.name = keep(cn);
+        e.set_child_tid(TidAndName(arg(3), &cn));
+        e.set_name(keep(cn));
         if (arg(4) == "pid") e.pid = std::stoi(arg(5));
       } else if (verb == "exec") {
         e.kind = Kind::kExec;
         e.tid = std::stoi(arg(1));
-        e.name = keep(arg(2));
+        e.set_name(keep(arg(2)));
       } else if (verb == "exit") {
         e.kind = Kind::kExit;
         e.tid = std::stoi(arg(1));
       } else if (verb == "statedump") {
         e.kind = Kind::kStatedump;
         e.tid = std::stoi(arg(1));
-        e.name = keep(arg(2));
-        e.value = std::stoi(arg(3));
+        e.set_name(keep(arg(2)));
+        e.set_statedump_status(std::stoi(arg(3)));
         if (arg(4) == "pid") e.pid = std::stoi(arg(5));
       } else if (verb == "irq_entry") {
         e.kind = Kind::kIrqEntry;
-        e.value = std::stoi(arg(1));
-        e.name = keep(arg(2));
+        e.set_irq(std::stoi(arg(1)));
+        e.set_name(keep(arg(2)));
       } else if (verb == "irq_exit") {
         e.kind = Kind::kIrqExit;
       } else if (verb == "softirq_entry" || verb == "softirq_exit") {
         e.kind = verb == "softirq_entry" ? Kind::kSoftirqEntry : Kind::kSoftirqExit;
-        e.value = std::stoi(arg(1));
+        e.set_softirq_vector(std::stoi(arg(1)));
       } else if (verb == "hrtimer_entry") {
         e.kind = Kind::kTimerEntry;
       } else if (verb == "hrtimer_exit") {
         e.kind = Kind::kTimerExit;
       } else if (verb == "ipi_entry") {
         e.kind = Kind::kIpiEntry;
-        e.name = keep(arg(1));
+        e.set_name(keep(arg(1)));
       } else if (verb == "ipi_exit") {
         e.kind = Kind::kIpiExit;
       } else if (verb == "send" || verb == "recv") {
@@ -151,10 +151,10 @@ KernelScenario::KernelScenario(const std::string& script, uint32_t max_qualifier
         e.tcp_flags = static_cast<uint32_t>(std::stoul(arg(3), nullptr, 0));
       } else if (verb == "block_complete") {
         e.kind = Kind::kBlockComplete;
-        e.value = std::stoll(arg(1));
+        e.set_dev(std::stoll(arg(1)));
       } else if (verb == "lost") {
         e.kind = Kind::kLost;
-        e.value = std::stoll(arg(1));
+        e.set_lost_count(std::stoll(arg(1)));
         e.end_ts = std::stoll(arg(2));
       } else {
         ok = false;

@@ -260,15 +260,15 @@ class ScopeCompiler {
     max_depth_ = std::max(max_depth_, depth_);
     const uint32_t loop_pc = Pc();
     Emit({.code = OpCode::kLoop,
+          .loop_index = loop_depth,
           .count = is_seq ? 0 : t.length,
           .count_from_ref = is_seq,
           .ref = node->ref,
           .ref_scalar = node->ref_scalar,
           .min_zero = true});
-    if (emit_) plan_->ops.back().offset_bits = loop_depth;  // loop stack index
     RETURN_IF_ERROR(CompileNode(*t.element, elem, depth + 1));
     SyncAndForget(1);
-    Emit({.code = OpCode::kLoopEnd, .offset_bits = loop_depth, .target = loop_pc + 1});
+    Emit({.code = OpCode::kLoopEnd, .loop_index = loop_depth, .target = loop_pc + 1});
     if (emit_) plan_->ops[loop_pc].target = Pc();  // where to go when the count is zero
     --depth_;
     return Status::Ok();

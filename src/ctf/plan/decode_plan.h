@@ -64,8 +64,9 @@ enum class OpCode : uint8_t {
   kSync,      // pos = slots[slot] + offset; check
   kString,    // skip a NUL-terminated string at pos (byte aligned)
   kSeqFixed,  // pos = align(pos, a) + len * stride, len read at `ref` (or constant)
-  kLoop,      // begin a loop of `count` iterations (constant or read at `ref`); body follows
-  kLoopEnd,   // next iteration: jump to `target`, else fall through
+  kLoop,      // begin a loop of `count` iterations (constant or read at `ref`) in loop stack
+              // entry `loop_index`; body follows; no iteration: pc = target
+  kLoopEnd,   // next iteration of loop `loop_index`: jump to `target`, else fall through
   kVariant,   // mark options absent, choose an option by the tag at `ref`, jump
   kJump,      // pc = target
   kClock,     // update the stream clock with the integer at `ref`
@@ -81,9 +82,12 @@ struct Op {
   OpCode code = OpCode::kEnd;
   uint16_t slot = 0;
   uint32_t align_bits = 1;
-  uint32_t offset_bits = 0;
+  uint32_t offset_bits = 0;  // kSync
+  // kLoop / kLoopEnd: the loop's entry in the cursor's loop stack (its nesting depth in the
+  // scope, below ScopePlan::max_loop_depth).
+  uint32_t loop_index = 0;
   uint64_t stride_bits = 0;  // kSeqFixed
-  uint64_t count = 0;        // kSeqFixed/kLoop with constant count; kLoop: loop stack depth
+  uint64_t count = 0;        // kSeqFixed / kLoop: the length, unless count_from_ref
   bool count_from_ref = false;
   FieldLoc ref;
   ScalarDesc ref_scalar;
@@ -92,6 +96,7 @@ struct Op {
   uint16_t slot_begin = 0, slot_end = 0;  // kVariant: slots reset to kAbsent
   bool min_zero = false;                  // kLoop: an iteration may consume no bits
 };
+static_assert(sizeof(Op) == 64, "the decoder reads an op per step of every event: keep it small");
 
 // A compiled scope: the program, its slot count and its node tree.
 struct ScopePlan {

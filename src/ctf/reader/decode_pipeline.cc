@@ -10,19 +10,15 @@
 
 namespace causeway::ctf {
 
-// One event as a worker decoded it (DecodedEvent, StreamCursor::Record), in 16 bytes: the
+// One event as a worker decoded it (EventRecord), in 16 bytes: the
 // records cross from the core that wrote them to the one that merges, and that costs by
 // the byte (docs/performance.md). An event whose layout is static under the LTTng header
 // (StreamCursor::static_start), and whose clock value is its timestamp less the stream's
 // clock offset, is handed over as its header start alone; any other record keeps its
-// clock value and slots in DecodedBatch::extras. `where` is kind << kWhereShift | (header
-// start in bits, or index in extras); a kDiscarded record has class_index 0.
-static_assert(sizeof(DecodedEvent) == 16);
-enum RecordKind : uint32_t { kStaticCompact = 0, kStaticExtended = 1, kCopied = 2, kLost = 3 };
-constexpr uint32_t kWhereShift = StreamCursor::kStartShift;
-constexpr uint32_t kWhereMask = StreamCursor::kStartMask;
+// clock value and slots in DecodedBatch::extras.
+static_assert(sizeof(EventRecord) == 16);
 
-// A record of kind kCopied or kLost. Its scopes' slot values follow each other in
+// A record of kind EventRecord::kCopied or kLost. Its scopes' slot values follow each other in
 // DecodedBatch::slots from slot_begin: event header, stream event context (the stream's
 // sizes), event context, payload (the class's sizes).
 struct DecodedExtra {
@@ -43,7 +39,7 @@ struct DecodedPacket {
 struct DecodedBatch {
   // The first `count`, then a sentinel whose timestamp is UINT64_MAX: the horizon merge
   // reads one record past a stream's last without a bounds check.
-  std::vector<DecodedEvent> events;
+  std::vector<EventRecord> events;
   uint32_t count = 0;
   std::vector<DecodedPacket> packets;
   std::vector<DecodedExtra> extras;
@@ -252,7 +248,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
     slots_end = b.slots.data() + b.slots.size();
   };
   // Not re-read from the vector per event: the slot stores below might alias it.
-  DecodedEvent* const records = b.events.data();
+  EventRecord* const records = b.events.data();
   uint32_t n = 0;
   for (; n < batch_events_; ++n) {
     if (!c.NextNotingLayout()) {
@@ -261,7 +257,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
       break;
     }
     const Event& e = c.event();
-    DecodedEvent& d = records[n];
+    EventRecord& d = records[n];
     d.timestamp = e.timestamp;
     d.class_index = e.class_index;
     if (e.data != packet_data) [[unlikely]] {
@@ -288,16 +284,17 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
     // The common case: 16 bytes and nothing else.
     // (kNoStaticLayout fails the first test.)
     const uint64_t start = c.static_start();
-    if (start <= kWhereMask && e.timestamp == e.cycles + clock_offset) [[likely]] {
-      d.where = c.static_option() << kWhereShift | static_cast<uint32_t>(start);
+    if (start <= EventRecord::kMaxAt && e.timestamp == e.cycles + clock_offset) [[likely]] {
+      d.where = EventRecord::Where(c.static_option(), static_cast<uint32_t>(start));
       // The events that follow in the same shape, decoded by a loop that writes only
       // their records.
       n += c.NextStaticRun(records + n + 1, batch_events_ - n - 1);
       continue;
     }
     reserve(per_event_max);
-    d.where = (e.kind == Event::Kind::kEvent ? kCopied : kLost) << kWhereShift |
-              static_cast<uint32_t>(b.extras.size());
+    d.where = EventRecord::Where(
+        e.kind == Event::Kind::kEvent ? EventRecord::kCopied : EventRecord::kLost,
+        static_cast<uint32_t>(b.extras.size()));
     b.extras.push_back(
         {.cycles = e.cycles, .slot_begin = static_cast<uint32_t>(slot - b.slots.data())});
     slot = CopySlots(slot, e.slots[2], b.event_header_slots);
@@ -357,23 +354,23 @@ bool BufferedStream::NextBatch() {
 namespace {
 
 // A record past every other, for the tree's unused leaves.
-const DecodedEvent kPastEveryRecord{.timestamp = UINT64_MAX, .class_index = 0, .where = 0};
+const EventRecord kPastEveryRecord{.timestamp = UINT64_MAX, .class_index = 0, .where = 0};
 
 // Merges a run whose n streams (at most P) have their heads in h[0..n), in stream order:
 // `count` events, the stream of each to out. next[s] is where stream s's part of the run
 // starts; past it there is either a later record or the batch's sentinel (MergeTree's
 // bound).
 template <size_t P>
-void MergeTreeRun(const MergeHead* h, size_t n, const DecodedEvent* const* next, uint32_t* out,
-                  const DecodedEvent** records, size_t count) {
-  std::array<const DecodedEvent*, P> leaves;
+void MergeTreeRun(const MergeHead* h, size_t n, const EventRecord* const* next, uint32_t* out,
+                  const EventRecord** records, size_t count) {
+  std::array<const EventRecord*, P> leaves;
   // A local copy: the stores to out might alias h for all the compiler knows.
   std::array<uint32_t, P> stream_of_leaf{};
   for (size_t i = 0; i < P; ++i) {
     leaves[i] = i < n ? next[h[i].stream] : &kPastEveryRecord;
     if (i < n) stream_of_leaf[i] = h[i].stream;
   }
-  MergeTree<P>(leaves, count, [&](size_t leaf, const DecodedEvent* r) {
+  MergeTree<P>(leaves, count, [&](size_t leaf, const EventRecord* r) {
     *out++ = stream_of_leaf[leaf];
     *records++ = r;
   });
@@ -384,20 +381,20 @@ void MergeTreeRun(const MergeHead* h, size_t n, const DecodedEvent* const* next,
 // there is either a later record or the batch's sentinel, so the loop needs no bounds:
 // it is a fixed number of branchless passes.
 template <size_t N>
-void MergeSortedRun(MergeHead* h, const DecodedEvent** next, uint32_t* out,
-                    const DecodedEvent** records, size_t count) {
+void MergeSortedRun(MergeHead* h, const EventRecord** next, uint32_t* out,
+                    const EventRecord** records, size_t count) {
   for (size_t k = 0; k < count; ++k) {
     const uint32_t s = h[0].stream;
     out[k] = s;
     records[k] = next[s];
-    const DecodedEvent* e = next[s] + 1;
+    const EventRecord* e = next[s] + 1;
     next[s] = e;
     h[0].ts = e->timestamp;
     MoveTopToRank<N>(h);
   }
 }
 
-using MergeSortedRunFn = void (*)(MergeHead*, const DecodedEvent**, uint32_t*, const DecodedEvent**,
+using MergeSortedRunFn = void (*)(MergeHead*, const EventRecord**, uint32_t*, const EventRecord**,
                                   size_t);
 template <size_t... N>
 constexpr std::array<MergeSortedRunFn, sizeof...(N)> MergeSortedRunTable(
@@ -448,7 +445,7 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, Tree
   }
 
   if (live_.size() <= kMaxSortedHeads ||
-      (wide && live_.size() <= LoserTree<DecodedEvent>::kMaxLeaves)) {
+      (wide && live_.size() <= LoserTree<EventRecord>::kMaxLeaves)) {
     const size_t total = MergeCountedRun(tree, wide);
     if (total > 0) {
       const bool taken_later = (tree && tree->left > 0) || (wide && wide->left > 0);
@@ -472,7 +469,7 @@ uint32_t DecodePipeline::JoinSuccessor(uint32_t s, Status* status) {
     BufferedStream::Ring& ring = *rings_[s];
     ring.cursor->ReleaseBuffers();
     for (DecodedBatch& b : ring.batches) {
-      std::vector<DecodedEvent>().swap(b.events);
+      std::vector<EventRecord>().swap(b.events);
       std::vector<DecodedPacket>().swap(b.packets);
       std::vector<DecodedExtra>().swap(b.extras);
       std::vector<uint64_t>().swap(b.slots);
@@ -513,18 +510,18 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
   uint64_t latest = 0;  // the run's last timestamp
   for (const uint32_t s : live_) {
     const BufferedStream& b = *streams_[s];
-    const DecodedEvent* first = b.batch_->events.data() + b.index_;
-    const DecodedEvent* end = b.batch_->events.data() + b.count_;
-    const DecodedEvent* stop = end;
+    const EventRecord* first = b.batch_->events.data() + b.index_;
+    const EventRecord* end = b.batch_->events.data() + b.count_;
+    const EventRecord* stop = end;
     if (bounded) {
       // Keys (ts, s) <= (horizon.ts, horizon.stream): at the horizon's time, only streams
       // that come first (or the horizon's own).
       stop =
           s <= horizon.stream
               ? std::upper_bound(first, end, horizon.ts,
-                                 [](uint64_t t, const DecodedEvent& e) { return t < e.timestamp; })
+                                 [](uint64_t t, const EventRecord& e) { return t < e.timestamp; })
               : std::lower_bound(first, end, horizon.ts,
-                                 [](const DecodedEvent& e, uint64_t t) { return e.timestamp < t; });
+                                 [](const EventRecord& e, uint64_t t) { return e.timestamp < t; });
     }
     const size_t count = static_cast<size_t>(stop - first);
     run_next_[s] = first;
@@ -541,7 +538,7 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
   // (MergeTreeSteps::Fits); a run past that, from a corrupt stream or a clock of another
   // origin, is merged below.
   if (tree && heads_.size() <= 4 && decltype(tree->tree)::Fits(latest)) {
-    std::array<const DecodedEvent*, 4> leaves;
+    std::array<const EventRecord*, 4> leaves;
     for (size_t i = 0; i < 4; ++i) {
       leaves[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
       tree->stream_of_leaf[i] = i < heads_.size() ? streams_[heads_[i].stream].get() : nullptr;
@@ -551,12 +548,12 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
     return total;
   }
   if (wide && heads_.size() > 4) {
-    using Tree = LoserTree<DecodedEvent>;
+    using Tree = LoserTree<EventRecord>;
     const size_t leaves = Tree::LeavesFor(heads_.size());
     uint64_t base = UINT64_MAX;
     for (const MergeHead& h : heads_) base = std::min(base, h.ts);
     if (Tree::Fits(leaves, base, latest)) {
-      std::array<const DecodedEvent*, Tree::kMaxLeaves> first;
+      std::array<const EventRecord*, Tree::kMaxLeaves> first;
       wide->stream_of_leaf.assign(leaves, nullptr);
       for (size_t i = 0; i < leaves; ++i) {
         first[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
@@ -661,14 +658,13 @@ void BufferedStream::LoadPacket() {
   event_.slots[1] = event_.slots[0] + b.packet_header_slots;
 }
 
-void BufferedStream::Load(uint32_t i, const DecodedEvent& d) { LoadInline(i, d); }
+void BufferedStream::Load(uint32_t i, const EventRecord& d) { LoadInline(i, d); }
 
-void BufferedStream::LoadExtra(const DecodedEvent& d) {
-  const uint32_t kind = d.where >> kWhereShift;
-  const uint32_t at = d.where & kWhereMask;
+void BufferedStream::LoadExtra(const EventRecord& d) {
+  const EventRecord::Kind kind = d.kind();
   constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
   const DecodedBatch& b = *batch_;
-  const DecodedExtra& x = b.extras[at];
+  const DecodedExtra& x = b.extras[d.extra_index()];
   for (int s = 0; s < 4; ++s) event_.slot_base[kHeader + s] = 0;
   event_.static_fields = nullptr;
   const uint64_t* slot = b.slots.data() + x.slot_begin;
@@ -676,7 +672,7 @@ void BufferedStream::LoadExtra(const DecodedEvent& d) {
   slot += b.event_header_slots;
   event_.slots[kHeader + 1] = slot;
   slot += b.stream_event_context_slots;
-  if (kind == kCopied) [[likely]] {
+  if (kind == EventRecord::kCopied) [[likely]] {
     const EventPlan* plan = layouts_[(d.class_index - class_base_) * 2].plan;
     event_.kind = Event::Kind::kEvent;
     event_.plan = plan;

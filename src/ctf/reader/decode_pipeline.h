@@ -37,7 +37,6 @@
 namespace causeway::ctf {
 
 class DecodePipeline;
-using DecodedEvent = StreamCursor::Record;
 
 // One stream as the merge sees it: its current batch of decoded events, each returned as
 // the Event view the cursor would have given (same fields, same errors at the same point).
@@ -46,14 +45,14 @@ class alignas(64) BufferedStream {
  public:
   // The batch's next event, whose record DecodePipeline::MergeNextRun gave (run_records)
   // with the stream it comes from.
-  const Event* Take(const DecodedEvent* record) {
+  const Event* Take(const EventRecord* record) {
     Load(index_++, *record);
     return &event_;
   }
   // Take() with the view built inline, for a loop that takes many events in a row
   // (EventReader::ForEach). Next() calls the out-of-line one: inlined there, the view takes
   // registers from the merge's step around it.
-  [[gnu::always_inline]] const Event* TakeInline(const DecodedEvent* record) {
+  [[gnu::always_inline]] const Event* TakeInline(const EventRecord* record) {
     LoadInline(index_++, *record);
     return &event_;
   }
@@ -69,20 +68,20 @@ class alignas(64) BufferedStream {
   // Moves to the stream's next batch, decoding it here when it is not ready; false at the
   // end of the stream (status() tells how it ended).
   bool NextBatch();
-  void Load(uint32_t i, const DecodedEvent& record);
-  // Builds event_ for the batch's event i. One of static layout (kind 0 or 1: its header
-  // start and option) gets its class's StaticLayout for that option, relative to its
-  // start; any other, LoadExtra.
-  [[gnu::always_inline]] void LoadInline(uint32_t i, const DecodedEvent& record) {
+  void Load(uint32_t i, const EventRecord& record);
+  // Builds event_ for the batch's event i. One of static layout gets its class's
+  // StaticLayout for its header option, relative to its header start; any other,
+  // LoadExtra.
+  [[gnu::always_inline]] void LoadInline(uint32_t i, const EventRecord& record) {
     if (i == next_packet_event_) [[unlikely]]
       LoadPacket();
     event_.timestamp = record.timestamp;
-    const uint32_t kind = record.where >> StreamCursor::kStartShift;
-    if (kind > 1) [[unlikely]]
+    if (!record.is_static()) [[unlikely]]
       return LoadExtra(record);
-    const uint32_t at = record.where & StreamCursor::kStartMask;
+    const uint32_t at = record.header_start_bits();
     constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
-    const StreamCursor::StaticLayout& l = layouts_[(record.class_index - class_base_) * 2 + kind];
+    const StreamCursor::StaticLayout& l =
+        layouts_[(record.class_index - class_base_) * 2 + record.static_option()];
     // Read before any store: event_'s members might alias the layout for all the compiler
     // knows, which costs a test and a second copy of the stores.
     const EventPlan* plan = l.plan;
@@ -105,7 +104,7 @@ class alignas(64) BufferedStream {
       event_.slot_base[kHeader + s] = at;
     }
   }
-  void LoadExtra(const DecodedEvent& record);
+  void LoadExtra(const EventRecord& record);
   void LoadPacket();  // the batch's next packet
 
   Ring* ring_ = nullptr;
@@ -128,7 +127,7 @@ class alignas(64) BufferedStream {
 // in it, each a leaf of the tree (in stream order; unused leaves hold a record past every
 // other). Take `left` records, each with stream_of_leaf[leaf]->Take(tree.Take(&leaf)).
 struct alignas(64) TreeRun {
-  MergeTreeSteps<4, DecodedEvent> tree;
+  MergeTreeSteps<4, EventRecord> tree;
   std::array<BufferedStream*, 4> stream_of_leaf{};
   size_t left = 0;
 };
@@ -137,7 +136,7 @@ struct alignas(64) TreeRun {
 // taken, likewise: each stream a leaf of a tree of losers (in stream order; unused leaves
 // hold a record past every other).
 struct alignas(64) WideRun {
-  LoserTree<DecodedEvent> tree;
+  LoserTree<EventRecord> tree;
   std::vector<BufferedStream*> stream_of_leaf;
   size_t left = 0;
 };
@@ -183,7 +182,7 @@ class DecodePipeline {
                       WideRun* wide = nullptr);
   // The record of each event of the last run, beside *order: the merge has it at hand,
   // and Take() then need not find it in the batch.
-  const DecodedEvent* const* run_records() const { return records_.data(); }
+  const EventRecord* const* run_records() const { return records_.data(); }
 
   // Batches a stream may be ahead of the merge.
   static constexpr uint32_t kRingBatches = 4;
@@ -229,9 +228,9 @@ class DecodePipeline {
   std::vector<uint32_t> live_;
   std::vector<uint32_t> successors_;  // per stream, kNoSuccessor for none
   std::vector<uint32_t> order_;
-  std::vector<const DecodedEvent*> records_;
-  std::vector<uint32_t> run_left_;             // MergeHeapRun, per stream: events left in its batch
-  std::vector<const DecodedEvent*> run_next_;  // per stream: its next record
+  std::vector<const EventRecord*> records_;
+  std::vector<uint32_t> run_left_;            // MergeHeapRun, per stream: events left in its batch
+  std::vector<const EventRecord*> run_next_;  // per stream: its next record
   std::vector<MergeHead> heads_;
   // MergeHeapRun's heap, heads_[0..heap_size_), when heap_valid_; heap_top_refilled_: the
   // last run ended with the top stream's batch, which has been replaced since.

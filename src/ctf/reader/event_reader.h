@@ -90,13 +90,13 @@ class alignas(64) EventReader {
     if (tree_.left > 0) [[likely]] {  // decoding on threads: a run merged as it is taken
       --tree_.left;
       size_t leaf;
-      const DecodedEvent* record = tree_.tree.Take(&leaf);
+      const EventRecord* record = tree_.tree.Take(&leaf);
       return tree_.stream_of_leaf[leaf]->Take(record);
     }
     if (wide_.left > 0) {  // likewise, a run of more than 4 streams
       --wide_.left;
       size_t leaf;
-      const DecodedEvent* record = wide_.tree.Take(&leaf);
+      const EventRecord* record = wide_.tree.Take(&leaf);
       return wide_.stream_of_leaf[leaf]->Take(record);
     }
     if (run_.pos < run_.size) {  // decoding on threads: a run merged before
@@ -134,7 +134,7 @@ class alignas(64) EventReader {
     // one per leaf; true when f stopped it.
     auto take_rest = [&](auto& run, const auto& streams) __attribute__((always_inline)) {
       bool stopped = false;
-      auto take = [&](size_t leaf, const DecodedEvent* r) __attribute__((always_inline)) {
+      auto take = [&](size_t leaf, const EventRecord* r) __attribute__((always_inline)) {
         stopped = !call(*streams[leaf]->TakeInline(r));
         return !stopped;
       };
@@ -236,7 +236,7 @@ class alignas(64) EventReader {
   struct alignas(64) Run {
     BufferedStream* const* streams = nullptr;
     const uint32_t* order = nullptr;
-    const DecodedEvent* const* records = nullptr;
+    const EventRecord* const* records = nullptr;
     size_t pos = 0, size = 0;
   } run_;
   TreeRun tree_;

@@ -36,9 +36,9 @@ Record FromCursor(const StreamCursor& c) {
   if (e.kind == Event::Kind::kDiscarded)
     return {e.timestamp, static_cast<uint32_t>(e.discarded), kLostWhere};
   const uint64_t start = c.static_start();
-  if (start <= StreamCursor::kStartMask && e.timestamp == e.cycles + c.clock_offset_ns())
+  if (start <= EventRecord::kMaxAt && e.timestamp == e.cycles + c.clock_offset_ns())
     return {e.timestamp, e.class_index,
-            c.static_option() << StreamCursor::kStartShift | static_cast<uint32_t>(start)};
+            EventRecord::Where(c.static_option(), static_cast<uint32_t>(start))};
   return {e.timestamp, e.class_index, kCopiedWhere};
 }
 
@@ -67,7 +67,7 @@ std::map<std::string, StreamRead> ReadStreams(const std::vector<std::string>& di
   std::mutex mu;
   (void)(*reader)->ScanUnordered(1, [&](unsigned, StreamCursor& c) {
     StreamRead r;
-    std::vector<StreamCursor::Record> buf(4096);
+    std::vector<EventRecord> buf(4096);
     uint32_t k = 0;
     while (c.NextNotingLayout()) {
       r.records.push_back(FromCursor(c));

@@ -204,11 +204,11 @@ bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
           pc = op.target;
           break;
         }
-        loop_stack_[op.offset_bits] = count;
+        loop_stack_[op.loop_index] = count;
         break;
       }
       case OpCode::kLoopEnd:
-        if (--loop_stack_[op.offset_bits] > 0) {
+        if (--loop_stack_[op.loop_index] > 0) {
           if (--iterations_left == 0)
             return Error(DataLoss(fmt::format("array elements repeat more than {} times in {}",
                                               max_iterations, ScopeName(scope))));
@@ -662,7 +662,7 @@ void StreamCursor::PrepareRunTable() {
     const FastEvent& fe = fast_table_[id];
     const uint64_t end_bits = header_bits + fe.body_bits;  // for a string, where it starts
     // An event this large is left to Next(), which reports it or decodes it.
-    if (!HasStaticSlots(fe) || end_bits > kStartMask) return;
+    if (!HasStaticSlots(fe) || end_bits > EventRecord::kMaxAt) return;
     *step = uint64_t{fe.class_index} << 32;
     if (fe.trailing_string) {
       *end = kStringTag + end_bits;
@@ -864,7 +864,7 @@ bool StreamCursor::DecodeEvent() {
   return true;
 }
 
-uint32_t StreamCursor::NextStaticRun(Record* out, uint32_t max) {
+uint32_t StreamCursor::NextStaticRun(EventRecord* out, uint32_t max) {
   // Only after an event decoded in this packet, as Finish left it: the last timestamp is
   // the clock value plus the offset (nothing clamped; see StaticRunLoop).
   if (pos_ >= fast_end_ || run_end_.empty() || content_end_ < 64 ||
@@ -874,14 +874,14 @@ uint32_t StreamCursor::NextStaticRun(Record* out, uint32_t max) {
 }
 
 template <bool kLttngHeader>
-uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
+uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
   // The same tests as DecodeEvent's static path, on locals, so that the records are the
   // only stores. Out of line: called once per run, it gets the registers to itself.
   const LttngHeader& h = lttng_;
   const uint64_t end = content_end_;
   // The last header start, in bytes: 8 bytes of header must be there to read (as in
   // DecodeEvent), and the start must fit a record.
-  const uint64_t limit = std::min<uint64_t>(end - 64, kStartMask) / 8;
+  const uint64_t limit = std::min<uint64_t>(end - 64, EventRecord::kMaxAt) / 8;
   const uint8_t* const data = data_;
   const uint64_t* const run_end = run_end_.data();
   const uint64_t* const run_step = run_step_.data();
@@ -901,8 +901,8 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
   // Header starts are aligned, so each one is the last plus the last event's size rounded
   // up, precomputed per tag: no alignment on the path from one header to the next.
   uint64_t start = ((pos + root_mask) & ~root_mask) / 8;  // bytes
-  Record* o = out;
-  Record* const out_end = out + max;
+  EventRecord* o = out;
+  EventRecord* const out_end = out + max;
   for (; o != out_end && start <= limit; ++o) {
     uint64_t w;
     std::memcpy(&w, data + start, 8);
@@ -958,7 +958,7 @@ uint32_t StreamCursor::StaticRunLoop(Record* out, uint32_t max) {
     const uint64_t ts = c + offset;
     if (event_end > end || ts < clock + offset) break;
     *o = {ts, static_cast<uint32_t>(step >> 32),
-          option << kStartShift | static_cast<uint32_t>(start_bits)};
+          EventRecord::Where(option, static_cast<uint32_t>(start_bits))};
     pos = event_end;
     start = next_start;
     clock = c;

@@ -22,6 +22,7 @@
 #include "base/file_bytes.h"
 #include "base/status.h"
 #include "ctf/reader/event.h"
+#include "ctf/reader/event_record.h"
 #include "ctf/reader/trace.h"
 
 namespace causeway::ctf {
@@ -151,26 +152,15 @@ class alignas(64) StreamCursor {
   // Only a plain extended option reaches the static path (PrepareFastPath).
   uint32_t static_option() const { return header_slots_[lttng_.compact_slot] == kAbsent; }
   static constexpr uint64_t kNoStaticLayout = ~uint64_t{0};
-  // One event in 16 bytes: what the decoding pipeline hands between threads, and what
-  // NextStaticRun writes.
-  struct Record {
-    uint64_t timestamp;
-    uint32_t class_index;
-    // For an event of static layout: static_option() << kStartShift | static_start(). The
-    // pipeline gives the other kinds of record its own values at and above 2 << kStartShift.
-    uint32_t where;
-  };
-  static constexpr uint32_t kStartShift = 30;
-  static constexpr uint32_t kStartMask = (uint32_t{1} << kStartShift) - 1;
   // Decodes up to `max` more events of the current packet into `out`, as long as each is
   // one NextNotingLayout() would decode with static slots (static_start()), with a
   // timestamp that is its clock value plus clock_offset_ns() and no earlier than the last
-  // (nothing clamped), and starts at most kStartMask bits into the packet; returns how
+  // (nothing clamped), and starts at most EventRecord::kMaxAt bits into the packet; returns how
   // many, 0 at the first that is not (which Next() then decodes as usual, with its
   // errors). The loop keeps the cursor's position and clock in registers and writes
   // nothing but the records: event() and the header slots are left as they were, and
   // stats() counts the events.
-  [[gnu::noinline]] uint32_t NextStaticRun(Record* out, uint32_t max);
+  [[gnu::noinline]] uint32_t NextStaticRun(EventRecord* out, uint32_t max);
   uint32_t class_base() const { return class_base_; }
   // What the timestamp adds to the clock value when it is a plain sum (a 1 GHz clock, no
   // transform, no clamp): the pipeline checks that sum and then need not carry the value.
@@ -379,7 +369,7 @@ class alignas(64) StreamCursor {
   static constexpr uint64_t kLttngExtendedEnd = 104;  // bits: 5-bit tag, 3 pad, id, timestamp
   static constexpr uint64_t kLttngExtendedIdByte = 1, kLttngExtendedTsByte = 5;
   template <bool kLttngHeader>
-  uint32_t StaticRunLoop(Record* out, uint32_t max);
+  uint32_t StaticRunLoop(EventRecord* out, uint32_t max);
   std::vector<uint64_t> static_slots_;      // the StaticLayouts' slots
   std::vector<StaticField> static_fields_;  // and their fields
   std::vector<Step> steps_;
