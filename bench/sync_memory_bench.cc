@@ -23,6 +23,7 @@
 
 #include "analysis/sync_analysis.h"
 #include "ctf/writer/ctf_writer.h"
+#include "support/lttng_kernel_trace.h"
 
 namespace {
 
@@ -41,13 +42,12 @@ int WriteHost(const std::string& dir, const std::string& host, std::vector<Seg>&
   o.hostname = host;
   auto w = ctf::CtfWriter::Create(dir, o);
   if (!w.ok()) return std::fprintf(stderr, "%s\n", w.status().ToString().c_str()), 1;
-  const std::vector<ctf::FieldSpec> tcp = {{"seq", ctf::FieldKind::kU32},
-                                           {"ack_seq", ctf::FieldKind::kU32},
-                                           {"flags", ctf::FieldKind::kU8}};
-  const uint32_t out = *(*w)->AddEventClass("net_dev_queue", tcp);
-  const uint32_t in = *(*w)->AddEventClass("netif_receive_skb", tcp);
+  causeway::testing::LttngKernelWriter kernel(**w);
+  if (!kernel.status().ok())
+    return std::fprintf(stderr, "%s\n", kernel.status().ToString().c_str()), 1;
   for (const Seg& s : segs)
-    (*w)->Begin(0, s.send ? out : in, static_cast<uint64_t>(s.ts)).U32(s.seq).U32(s.ack).U8(0x18);
+    kernel.Tcp(0, static_cast<uint64_t>(s.ts), s.send,
+               {.seq = s.seq, .ack_seq = s.ack, .flags = 0x18});
   const Status st = (*w)->Close();
   if (!st.ok()) return std::fprintf(stderr, "%s\n", st.ToString().c_str()), 1;
   return 0;

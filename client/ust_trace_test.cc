@@ -17,6 +17,7 @@
 #include "causeway/tracepoint.h"
 #include "client_test_util.h"
 #include "ctf/reader/event_reader.h"
+#include "support/read_all.h"
 
 namespace causeway::client {
 namespace {
@@ -37,41 +38,14 @@ std::string UstDir(const std::string& root) {
   return dirs.empty() ? "" : dirs[0];
 }
 
-struct UstEvent {
-  std::string name;
-  uint64_t ts;
-  std::map<std::string, uint64_t> u;
-  std::map<std::string, std::string> s;
-  double d = 0;
-};
+using UstEvent = causeway::testing::ReadEvent;
 
-std::vector<UstEvent> ReadAll(const std::string& dir, uint64_t* discarded) {
-  auto reader = ctf::EventReader::Open({dir});
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
-  std::vector<UstEvent> out;
-  if (!reader.ok()) return out;
-  while (const ctf::Event* e = (*reader)->Next()) {
-    if (e->kind == ctf::Event::Kind::kDiscarded) continue;
-    UstEvent u{std::string(e->name()), e->timestamp, {}, {}};
-    const auto& fields = e->plan->fields;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const std::string name = fields[i].name;
-      const auto& node = e->Node(static_cast<int>(i));
-      if (node.type->kind == ctf::TypeKind::kString || node.type->kind == ctf::TypeKind::kArray ||
-          node.type->kind == ctf::TypeKind::kSequence) {
-        u.s[name] = std::string(e->GetString(static_cast<int>(i)));
-      } else if (node.scalar.is_float) {
-        u.d = e->GetDouble(static_cast<int>(i));
-      } else {
-        u.u[name] = e->GetUnsigned(static_cast<int>(i));
-      }
-    }
-    out.push_back(std::move(u));
-  }
-  EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
-  *discarded = 0;
-  for (const auto& st : (*reader)->stream_stats()) *discarded += st.discarded_events;
-  return out;
+// Every event of the trace in `dir`; *lost: the events its streams say they discarded.
+std::vector<UstEvent> ReadAll(const std::string& dir, uint64_t* lost) {
+  causeway::testing::ReadAllResult r = causeway::testing::ReadAllExpectOk(dir);
+  *lost = 0;
+  for (const ctf::StreamStats& st : r.streams) *lost += st.discarded_events;
+  return std::move(r.events);
 }
 
 TEST(UstTrace, SpanEventsCarryTheExportedIdsTimesAndThreads) {
@@ -150,7 +124,7 @@ TEST(UstTrace, SpanEventsCarryTheExportedIdsTimesAndThreads) {
                     static_cast<unsigned long>(e.u.at("trace_id_low")));
       EXPECT_EQ(x.trace, trace);
       EXPECT_EQ(e.u.at("parent_span_id"), x.parent);
-      EXPECT_EQ(e.s.at("op_name"), x.name);
+      EXPECT_EQ(e.str.at("op_name"), x.name);
       EXPECT_EQ(static_cast<int64_t>(e.u.at("tid")), x.tid);
       EXPECT_EQ(static_cast<int64_t>(e.u.at("vtid")), x.tid);  // LTTng-UST's context
       // Same instant, same time scale: the exported times are the events' times.
@@ -164,8 +138,8 @@ TEST(UstTrace, SpanEventsCarryTheExportedIdsTimesAndThreads) {
       tids.insert(e.u.at("tid"));
     } else if (e.name == "usttest:io") {
       ++io;
-      EXPECT_EQ(e.s.at("file"), "/tmp/x");
-      EXPECT_DOUBLE_EQ(e.d, 0.5);
+      EXPECT_EQ(e.str.at("file"), "/tmp/x");
+      EXPECT_DOUBLE_EQ(e.real.at("ratio"), 0.5);
       EXPECT_EQ(e.u.at("ok"), e.u.at("bytes") % 2 == 0 ? 1u : 0u);
     } else if (e.name == "causeway_ust:activate" || e.name == "causeway_ust:deactivate") {
       ++activations;

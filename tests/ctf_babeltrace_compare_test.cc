@@ -6,6 +6,7 @@
 #include <map>
 #include <regex>
 
+#include "support/read_as_text.h"
 #include "support/test_util.h"
 
 namespace causeway::testing {

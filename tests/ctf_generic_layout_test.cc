@@ -9,6 +9,7 @@
 
 #include "ctf/reader/event_reader.h"
 #include "ctf/reader/field_ref.h"
+#include "support/read_as_text.h"
 #include "support/test_util.h"
 
 namespace causeway::testing {

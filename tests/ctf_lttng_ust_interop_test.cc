@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/read_as_text.h"
 #include "support/test_util.h"
 
 namespace causeway::testing {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "support/read_as_text.h"
 #include "support/test_util.h"
 
 namespace causeway::testing {

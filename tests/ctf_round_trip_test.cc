@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "ctf/writer/ctf_writer.h"
+#include "support/read_as_text.h"
 #include "support/test_util.h"
 
 namespace causeway::testing {

@@ -9,7 +9,7 @@
 #include "ctf/writer/ctf_writer.h"
 #include "graph/critical_path.h"
 #include "support/kernel_scenario.h"
-#include "support/sched_switch_writer.h"
+#include "support/lttng_kernel_trace.h"
 #include "support/test_util.h"
 
 namespace causeway {
@@ -104,9 +104,10 @@ TEST(KernelGraphTraceTest, UserSpaceTracesBesideTheKernelAreNotRead) {
     opts.hostname = "h";
     auto w = ctf::CtfWriter::Create(tmp.path() + "/kernel", opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
-    testing::SchedSwitchWriter sw(**w);
-    sw.Write(0, kBase, "swapper", 0, 0, "app", 1);
-    sw.Write(0, kBase + 100, "app", 1, 1, "swapper", 0);
+    testing::LttngKernelWriter kernel(**w);
+    ASSERT_TRUE(kernel.status().ok()) << kernel.status().ToString();
+    kernel.SchedSwitch(0, kBase, "swapper", 0, 0, "app", 1);
+    kernel.SchedSwitch(0, kBase + 100, "app", 1, 1, "swapper", 0);
     const Status closed = (*w)->Close();
     ASSERT_TRUE(closed.ok()) << closed.ToString();
   }
@@ -151,19 +152,12 @@ TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {
     auto w = ctf::CtfWriter::Create(tmp.path() + "/" + host, opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     ctf::CtfWriter& cw = **w;
-    const uint32_t sw = *cw.AddEventClass("sched_switch", {{"prev_comm", FieldKind::kCharArray16},
-                                                           {"prev_tid", FieldKind::kS32},
-                                                           {"prev_prio", FieldKind::kS32},
-                                                           {"prev_state", FieldKind::kS64},
-                                                           {"next_comm", FieldKind::kCharArray16},
-                                                           {"next_tid", FieldKind::kS32},
-                                                           {"next_prio", FieldKind::kS32}});
-    const uint32_t waking = *cw.AddEventClass("sched_waking", {{"comm", FieldKind::kCharArray16},
-                                                               {"tid", FieldKind::kS32},
-                                                               {"prio", FieldKind::kS32},
-                                                               {"target_cpu", FieldKind::kS32}});
-    const uint32_t si_entry = *cw.AddEventClass("irq_softirq_entry", {{"vec", FieldKind::kU32}});
-    const uint32_t si_exit = *cw.AddEventClass("irq_softirq_exit", {{"vec", FieldKind::kU32}});
+    using testing::LttngEvent;
+    const uint32_t sw = *testing::DeclareLttngEvent(cw, LttngEvent::kSchedSwitch);
+    const uint32_t waking = *testing::DeclareLttngEvent(cw, LttngEvent::kSchedWaking);
+    const uint32_t si_entry = *testing::DeclareLttngEvent(cw, LttngEvent::kSoftirqEntry);
+    const uint32_t si_exit = *testing::DeclareLttngEvent(cw, LttngEvent::kSoftirqExit);
+    // LTTng 2.8's network addon: TCP segments as inet_sock_local_out / _in.
     const std::vector<ctf::FieldSpec> tcp = {
         {"skbaddr", FieldKind::kHex64}, {"saddr", FieldKind::kU32}, {"daddr", FieldKind::kU32},
         {"sport", FieldKind::kU16},     {"dport", FieldKind::kU16}, {"seq", FieldKind::kU32},

@@ -5,10 +5,8 @@
 // are rewritten with a known skew: drift 1e-4 and an offset of 3 s. Synchronization must
 // undo the skew to within 1 µs, put every receive after its send, and let the client's
 // critical path continue on the server's thread through the network link.
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <tuple>
 
@@ -19,12 +17,12 @@
 #include "base/clock_transform.h"
 #include "ctf/reader/event_reader.h"
 #include "support/host_split.h"
+#include "support/recording.h"
 #include "support/test_util.h"
 
 namespace causeway {
 namespace {
 
-namespace fs = std::filesystem;
 using testing::ReadInfo;
 using testing::RunCli;
 using testing::RunCommand;
@@ -41,9 +39,9 @@ constexpr const char* kAddrB = "10.203.7.2";
 // trace's end (1 run in 11 over 1 µs); with 2400 every 0.5 ms, 0.16-0.59 µs in 22 runs.
 constexpr int kRoundTrips = 2400;
 
+// Recording, and network namespaces (root).
 std::string WhyCannotRun() {
-  if (geteuid() != 0) return "recording and network namespaces need root";
-  if (!fs::exists("/sys/kernel/btf/vmlinux")) return "this kernel has no BTF";
+  if (std::string why = testing::WhyCannotRecord(); !why.empty()) return why;
   if (RunCommand("command -v ip").exit_code != 0) return "iproute2 (ip) is not installed";
   return "";
 }

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/recording.h"
 #include "support/test_util.h"
 
 extern char** environ;
@@ -32,18 +33,6 @@ std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
-
-std::string WhyCannotRecord() {
-  if (geteuid() != 0) return "causeway record needs root (this test runs as a normal user)";
-  if (!fs::exists("/sys/kernel/btf/vmlinux")) return "this kernel has no BTF";
-  return "";
-}
-
-#define SKIP_UNLESS_RECORDING_WORKS()                     \
-  do {                                                    \
-    const std::string why = WhyCannotRecord();            \
-    if (!why.empty()) GTEST_SKIP() << "Skipped: " << why; \
-  } while (0)
 
 // The CLI started in the background, stdout and stderr to files; killed if still running
 // when the test ends.
@@ -120,7 +109,20 @@ bool ProgramExists(int id) {
          0;
 }
 
+#if !CAUSEWAY_RECORDER_BUILT
+TEST(RecordCliTest, WithoutTheRecorderRecordAndSnapshotSaySo) {
+  for (const char* args :
+       {"record -o /tmp/x --duration 1 -- true", "snapshot /tmp/x", "record --help"}) {
+    std::string err;
+    auto r = RunCli(args, &err);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(err.find("built without the recorder"), std::string::npos) << args << ": " << err;
+  }
+}
+#endif
+
 TEST(RecordCliTest, UsageErrorsExplainThemselves) {
+  SKIP_UNLESS_RECORDER_BUILT();
   std::string err;
   auto r = RunCli("record --duration 1", &err);
   EXPECT_EQ(r.exit_code, 2);
@@ -151,6 +153,7 @@ TEST(RecordCliTest, UsageErrorsExplainThemselves) {
 }
 
 TEST(RecordCliTest, WithoutRootSaysSoAndWritesNothing) {
+  SKIP_UNLESS_RECORDER_BUILT();
   if (geteuid() != 0) GTEST_SKIP() << "Skipped: needs root to switch to an unprivileged user";
   if (!testing::HaveProgram("setpriv")) GTEST_SKIP() << "Skipped: setpriv (util-linux) missing";
   TempDir tmp;

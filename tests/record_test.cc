@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "ctf/reader/event_reader.h"
+#include "support/read_all.h"
+#include "support/recording.h"
 #include "support/test_util.h"
 
 extern char** environ;
@@ -33,18 +35,6 @@ using testing::ReadInfo;
 using testing::RunCli;
 using testing::RunCommand;
 using testing::TempDir;
-
-std::string WhyCannotRecord() {
-  if (geteuid() != 0) return "causeway record needs root (this test runs as a normal user)";
-  if (!fs::exists("/sys/kernel/btf/vmlinux")) return "this kernel has no BTF";
-  return "";
-}
-
-#define SKIP_UNLESS_RECORDING_WORKS()                     \
-  do {                                                    \
-    const std::string why = WhyCannotRecord();            \
-    if (!why.empty()) GTEST_SKIP() << "Skipped: " << why; \
-  } while (0)
 
 struct Recording {
   std::string dir;  // the recording directory (DIR/kernel holds the trace)
@@ -68,42 +58,7 @@ Recording RecordWorkload(const TempDir& tmp, const std::string& mode, int n) {
   return r;
 }
 
-// Every event of a trace, with the fields the tests look at.
-struct Ev {
-  std::string name;
-  uint32_t cpu = 0;
-  uint64_t ts = 0;
-  std::map<std::string, int64_t> num;
-  std::map<std::string, std::string> str;
-};
-
-std::vector<Ev> ReadAll(const std::string& dir, uint64_t* discarded = nullptr) {
-  std::vector<Ev> out;
-  auto reader = ctf::EventReader::Open({dir});
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
-  if (!reader.ok()) return out;
-  while (const ctf::Event* e = (*reader)->Next()) {
-    if (!e->plan) {
-      if (discarded) *discarded += e->discarded;
-      continue;
-    }
-    Ev v;
-    v.name = std::string(e->name());
-    v.cpu = e->cpu;
-    v.ts = e->timestamp;
-    for (const auto& f : e->plan->fields) {
-      const std::string& n = f.name;
-      if (n == "prev_tid" || n == "next_tid" || n == "tid" || n == "seq" || n == "ack_seq" ||
-          n == "flags" || n == "sport" || n == "dport" || n == "prev_state")
-        v.num[n] = e->GetSigned(e->plan->FieldIndex(n));
-      if (n == "name" || n == "saddr" || n == "daddr")
-        v.str[n] = std::string(e->GetString(e->plan->FieldIndex(n)));
-    }
-    out.push_back(std::move(v));
-  }
-  EXPECT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
-  return out;
-}
+using Ev = testing::ReadEvent;
 
 // babeltrace2 reads the whole trace without an error and sees as many events as we do.
 void ExpectBabeltraceReads(const std::string& dir, size_t events) {
@@ -156,9 +111,9 @@ TEST(RecordTest, PipePingPongBetweenTwoThreads) {
   const int64_t pong = std::stoll(r.info.at("pong_tid"));
   const std::string kernel = r.dir + "/kernel";
 
-  uint64_t discarded = 0;
-  const std::vector<Ev> evs = ReadAll(kernel, &discarded);
-  EXPECT_EQ(discarded, 0u);
+  const testing::ReadAllResult read = testing::ReadAllExpectOk(kernel);
+  EXPECT_EQ(read.discarded_events, 0u);
+  const std::vector<Ev>& evs = read.events;
   ASSERT_EQ(evs.size(), r.summary["events"].get<size_t>());
   EXPECT_EQ(SwitchChainBreaks(evs), 0);
 
@@ -205,7 +160,7 @@ TEST(RecordTest, TcpPingPongBetweenTwoProcesses) {
   ASSERT_EQ(r.summary.value("lost", -1), 0) << "the ring buffer dropped records";
   const int64_t port = std::stoll(r.info.at("port"));
   const std::string kernel = r.dir + "/kernel";
-  const std::vector<Ev> evs = ReadAll(kernel);
+  const std::vector<Ev> evs = testing::ReadAllExpectOk(kernel).events;
   EXPECT_EQ(SwitchChainBreaks(evs), 0);
 
   using Key = std::tuple<std::string, std::string, int64_t, int64_t, int64_t, int64_t, int64_t>;
@@ -306,7 +261,7 @@ TEST(RecordTest, DemoSpanEventsMatchTheExportedSpans) {
 
   // The kernel trace's time range.
   uint64_t kernel_first = UINT64_MAX, kernel_last = 0;
-  for (const Ev& e : ReadAll(dir + "/kernel")) {
+  for (const Ev& e : testing::ReadAllExpectOk(dir + "/kernel").events) {
     kernel_first = std::min(kernel_first, e.ts);
     kernel_last = std::max(kernel_last, e.ts);
   }
@@ -379,7 +334,7 @@ TEST(RecordTest, ASlowDemoSpanTriggersASnapshot) {
   const std::string first = sum["snapshots"][0];
   EXPECT_EQ(first, dir + "/snapshot-1/kernel");
   size_t switches = 0;
-  for (const Ev& e : ReadAll(first)) switches += e.name == "sched_switch";
+  for (const Ev& e : testing::ReadAllExpectOk(first).events) switches += e.name == "sched_switch";
   EXPECT_GT(switches, 0u);
 }
 #endif  // CAUSEWAY_DEMO

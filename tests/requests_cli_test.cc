@@ -2,9 +2,7 @@
 // the injected fault must be named as the dominant cause of the slow requests (seed 000's
 // case studies). Needs root and BTF (the recorder; the cpu and net faults); elsewhere each
 // test skips with the reason.
-#include <unistd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -15,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/recording.h"
 #include "support/request_checks.h"
 #include "support/test_util.h"
 
@@ -22,27 +21,14 @@
 namespace causeway {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ExpectConsistent;
 using testing::RunCli;
 using testing::SlowestWithCause;
 using testing::TempDir;
 
-std::string WhyCannotRecord() {
-  if (geteuid() != 0) return "causeway record needs root (this test runs as a normal user)";
-  if (!fs::exists("/sys/kernel/btf/vmlinux")) return "this kernel has no BTF";
-  if (!fs::exists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us") &&
-      !fs::exists("/sys/fs/cgroup/cgroup.controllers"))
-    return "no cpu cgroup controller (cpu fault)";
-  return "";
-}
-
-#define SKIP_UNLESS_RECORDING_WORKS()                     \
-  do {                                                    \
-    const std::string why = WhyCannotRecord();            \
-    if (!why.empty()) GTEST_SKIP() << "Skipped: " << why; \
-  } while (0)
+// The demo's faults: the cpu fault needs a cpu cgroup controller.
+constexpr testing::RecordingNeeds kDemoFaults{.cpu_cgroup = true};
 
 // Records the demo with `demo_args` and returns `causeway requests --format json`.
 json RecordAndAnalyze(const TempDir& tmp, const std::string& demo_args, std::string* dir_out) {
@@ -59,7 +45,7 @@ json RecordAndAnalyze(const TempDir& tmp, const std::string& demo_args, std::str
 }
 
 TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
-  SKIP_UNLESS_RECORDING_WORKS();
+  SKIP_UNLESS_RECORDING_WORKS(kDemoFaults);
   // 30 ms queries under the lock: contention outweighs the CPU contention of a sanitizer
   // build on two cores, most of the time. But the two cores are shared with the recorder, the
   // demo's other services and, on a shared VM, its neighbours: one local run found the slowest
@@ -156,7 +142,7 @@ TEST(RequestsCliTest, LockContentionIsBlockedByAnotherRequest) {
 }
 
 TEST(RequestsCliTest, CpuQuotaIsPreempted) {
-  SKIP_UNLESS_RECORDING_WORKS();
+  SKIP_UNLESS_RECORDING_WORKS(kDemoFaults);
   TempDir tmp;
   std::string dir;
   // Two requests a second, one at a time (as FsyncIsDisk): at 20 a second in bursts of two,
@@ -175,7 +161,7 @@ TEST(RequestsCliTest, CpuQuotaIsPreempted) {
 }
 
 TEST(RequestsCliTest, FsyncIsDisk) {
-  SKIP_UNLESS_RECORDING_WORKS();
+  SKIP_UNLESS_RECORDING_WORKS(kDemoFaults);
   // One request at a time, 256 fsyncs each: the disk, not the two shared cores, is the wait.
   // Each request also sleeps ~10 ms on the customer thread (the demo's simulated query), so
   // the fsyncs must outweigh that on a fast disk too: 96 of them took 14 ms on this VM one
@@ -210,7 +196,7 @@ TEST(RequestsCliTest, FsyncIsDisk) {
 }
 
 TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
-  SKIP_UNLESS_RECORDING_WORKS();
+  SKIP_UNLESS_RECORDING_WORKS(kDemoFaults);
   TempDir tmp;
   std::string dir;
   json j = RecordAndAnalyze(tmp, "--requests 8 --rate 10 --burst 1 --fault net", &dir);
@@ -272,7 +258,7 @@ TEST(RequestsCliTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
 // A service killed while appending to its span file leaves a last line without its newline:
 // the analysis reads the whole lines, runs, and says what was lost (stderr and counters).
 TEST(RequestsCliTest, ASpanFileCutShortIsReadUpToTheCutAndReported) {
-  SKIP_UNLESS_RECORDING_WORKS();
+  SKIP_UNLESS_RECORDING_WORKS(kDemoFaults);
   TempDir tmp;
   std::string dir;
   json j = RecordAndAnalyze(tmp, "--requests 6 --rate 20 --burst 1", &dir);

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ctf/writer/ctf_writer.h"
-#include "support/sched_switch_writer.h"
+#include "support/lttng_kernel_trace.h"
 #include "support/test_util.h"
 
 namespace causeway {
@@ -29,10 +29,11 @@ void WriteRecording(const std::string& dir) {
     opts.hostname = "h";
     auto w = ctf::CtfWriter::Create(dir + "/kernel", opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
-    testing::SchedSwitchWriter sw(**w);
-    sw.Write(0, kBase, "swapper", 0, 0, "app", 1);
+    testing::LttngKernelWriter kernel(**w);
+    ASSERT_TRUE(kernel.status().ok()) << kernel.status().ToString();
+    kernel.SchedSwitch(0, kBase, "swapper", 0, 0, "app", 1);
     ASSERT_TRUE((*w)->SetDiscarded(0, 7).ok());
-    sw.Write(0, kBase + 900'000, "app", 1, 0, "swapper", 0);
+    kernel.SchedSwitch(0, kBase + 900'000, "app", 1, 0, "swapper", 0);
     const Status closed = (*w)->Close();
     ASSERT_TRUE(closed.ok()) << closed.ToString();
   }

@@ -10,12 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "ctf/writer/ctf_writer.h"
+#include "support/lttng_kernel_trace.h"
 #include "support/test_util.h"
 
 namespace causeway {
 namespace {
-
-using ctf::FieldKind;
 
 struct Seg {
   int64_t ts;
@@ -30,15 +29,11 @@ void WriteHost(const std::string& dir, const std::string& host, std::vector<Seg>
   opts.hostname = host;
   auto w = ctf::CtfWriter::Create(dir, opts);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  const std::vector<ctf::FieldSpec> tcp = {
-      {"seq", FieldKind::kU32}, {"ack_seq", FieldKind::kU32}, {"flags", FieldKind::kU8}};
-  const uint32_t out = *(*w)->AddEventClass("net_dev_queue", tcp);
-  const uint32_t in = *(*w)->AddEventClass("netif_receive_skb", tcp);
+  testing::LttngKernelWriter kernel(**w);
+  ASSERT_TRUE(kernel.status().ok()) << kernel.status().ToString();
   for (const Seg& s : segs)
-    (*w)->Begin(0, s.send ? out : in, static_cast<uint64_t>(s.ts))
-        .U32(s.seq)
-        .U32(s.ack)
-        .U8(s.flags);
+    kernel.Tcp(0, static_cast<uint64_t>(s.ts), s.send,
+               {.seq = s.seq, .ack_seq = s.ack, .flags = s.flags});
   ASSERT_TRUE((*w)->Close().ok());
 }
 

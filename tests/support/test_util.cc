@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/event_format.h"
+#include "ctf/reader/event_reader.h"
 
 namespace causeway::testing {
 
@@ -95,32 +95,6 @@ PerfTracefsGuard::~PerfTracefsGuard() {
     ADD_FAILURE() << "cannot unmount the tracefs perf mounted at " << kTracefs << ": "
                   << std::strerror(errno);
   if (lock_fd_ >= 0) close(lock_fd_);  // releases the lock
-}
-
-ReadResult ReadAsText(const std::vector<std::string>& dirs, int decode_threads) {
-  ReadResult r;
-  ctf::ReaderOptions options;
-  if (decode_threads >= 0) options.decode_threads = static_cast<unsigned>(decode_threads);
-  auto reader = ctf::EventReader::Open(dirs, options);
-  if (!reader.ok()) {
-    r.status = reader.status();
-    return r;
-  }
-  report::EventFormatter f(
-      {.time = report::TimeFormat::kSeconds, .delta = false, .hostname = true});
-  std::string line;
-  while (const ctf::Event* e = (*reader)->Next()) {
-    if (e->kind == ctf::Event::Kind::kDiscarded) {
-      ++r.discarded_records;
-      continue;
-    }
-    line.clear();
-    f.AppendText(*e, &line);
-    r.lines.push_back(line);
-  }
-  r.status = (*reader)->status();
-  r.streams = (*reader)->stream_stats();
-  return r;
 }
 
 std::map<std::string, std::string> ReadInfo(const std::string& path) {

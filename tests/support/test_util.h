@@ -49,18 +49,6 @@ class PerfTracefsGuard {
   bool was_mounted_ = false;
 };
 
-struct ReadResult {
-  std::vector<std::string> lines;  // events only, babeltrace2 `--clock-seconds --no-delta` style
-  std::vector<ctf::StreamStats> streams;
-  uint64_t discarded_records = 0;
-  Status status;
-};
-
-// Reads every event of `dirs` with our reader and renders it like babeltrace2; with
-// `decode_threads` at 0 or above, on that many decoding threads (ReaderOptions), else on
-// the default.
-ReadResult ReadAsText(const std::vector<std::string>& dirs, int decode_threads = -1);
-
 // The "key=value" lines a causeway_workload run wrote to its INFO_FILE.
 std::map<std::string, std::string> ReadInfo(const std::string& path);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ctf/reader/event_reader.h"
+#include "support/read_all.h"
 #include "support/test_util.h"
 
 namespace causeway::ctf {
@@ -166,16 +167,6 @@ TEST(StringSteps, EveryFieldAfterStringsAndPaddingReadsAsWritten) {
   EXPECT_EQ(n, sample.size());
 }
 
-// Reads until the end and returns the events read and the final status text.
-std::pair<size_t, std::string> ReadAll(const std::string& dir) {
-  auto reader = EventReader::Open({dir});
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
-  if (!reader.ok()) return {0, ""};
-  size_t n = 0;
-  while ((*reader)->Next()) ++n;
-  return {n, (*reader)->status().ToString()};
-}
-
 TEST(StringSteps, AStringWithoutItsNulIsNamedWithFileAndOffsets) {
   testing::TempDir tmp;
   const std::vector<Written> sample = Sample();
@@ -186,8 +177,9 @@ TEST(StringSteps, AStringWithoutItsNulIsNamedWithFileAndOffsets) {
   p.Header(120, 7);
   p.Raw({9, 'a', 'b', 'c'});
   WriteTrace(tmp.path(), {p.Finish()});
-  const auto [n, status] = ReadAll(tmp.path());
-  EXPECT_EQ(n, 2u);  // the whole events before the damage
+  const testing::ReadAllResult read = testing::ReadAll({tmp.path()});
+  const std::string status = read.status.ToString();
+  EXPECT_EQ(read.events.size(), 2u);  // the whole events before the damage
   EXPECT_NE(status.find("unterminated string"), std::string::npos) << status;
   EXPECT_NE(status.find("file=" + tmp.path() + "/stream_0"), std::string::npos) << status;
   EXPECT_NE(status.find("event offset="), std::string::npos) << status;
@@ -202,8 +194,9 @@ TEST(StringSteps, AnAlignedFieldPastTheContentIsAnOverrunNotARead) {
   p.Header(110, 7);
   p.Raw({9, 0, 0});
   WriteTrace(tmp.path(), {p.Finish()});
-  const auto [n, status] = ReadAll(tmp.path());
-  EXPECT_EQ(n, 1u);
+  const testing::ReadAllResult read = testing::ReadAll({tmp.path()});
+  const std::string status = read.status.ToString();
+  EXPECT_EQ(read.events.size(), 1u);
   EXPECT_NE(status.find("extends past the packet content"), std::string::npos) << status;
   EXPECT_NE(status.find("Cannot decode event"), std::string::npos) << status;
 }

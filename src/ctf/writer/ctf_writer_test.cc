@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "support/lttng_kernel_trace.h"
+
 namespace causeway::ctf {
 namespace {
 
@@ -690,13 +692,7 @@ TEST_F(CtfWriterTest, ManyEventsOnFourCpus) {
   REQUIRE_BABELTRACE();
   auto w = MakeWriter(KernelOptions());
   ASSERT_TRUE(w);
-  uint32_t sw = *w->AddEventClass("sched_switch", {{"prev_comm", FieldKind::kCharArray16},
-                                                   {"prev_tid", FieldKind::kS32},
-                                                   {"prev_prio", FieldKind::kS32},
-                                                   {"prev_state", FieldKind::kS64},
-                                                   {"next_comm", FieldKind::kCharArray16},
-                                                   {"next_tid", FieldKind::kS32},
-                                                   {"next_prio", FieldKind::kS32}});
+  uint32_t sw = *testing::DeclareLttngEvent(*w, testing::LttngEvent::kSchedSwitch);
   std::vector<uint32_t> ids = {sw};
   for (int i = 0; i < 40; ++i)
     ids.push_back(*w->AddEventClass("syscall_" + std::to_string(i), {{"ret", FieldKind::kS64}}));
