@@ -6,8 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "base/file_bytes.h"
-
 namespace causeway::ctf {
 namespace {
 
@@ -29,9 +27,9 @@ inline uint64_t UpdateClock(uint64_t clock, uint64_t value, unsigned bits) {
 
 StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t stream_index,
                            uint32_t class_base, std::string path, const ClockTransform& transform)
-    : trace_(trace), class_base_(class_base), path_(std::move(path)) {
+    : trace_(trace), class_base_(class_base), file_(std::move(path)) {
   if (!transform.identity()) transform_.emplace(transform);
-  stats_.path = path_;
+  stats_.path = file_.path();
   stats_.trace_index = trace_index;
   event_.trace = trace;
   event_.trace_index = trace_index;
@@ -41,18 +39,15 @@ StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t st
 StreamCursor::~StreamCursor() = default;
 
 Status StreamCursor::Open() {
-  ASSIGN_OR_RETURN(ReadOnlyFile file, ReadOnlyFile::Open(path_));
-  file_size_ = file.size();
-  stats_.file_bytes = file_size_;
-  file_.emplace(std::move(file));
+  RETURN_IF_ERROR(file_.Open());
+  stats_.file_bytes = file_.size();
   SizeHeaderSlots();
   return Status::Ok();
 }
 
 Status StreamCursor::OpenMemory(const uint8_t* data, uint64_t size) {
-  file_size_ = size;
+  file_.OpenMemory(data, size);
   stats_.file_bytes = size;
-  memory_ = data;
   SizeHeaderSlots();
   return Status::Ok();
 }
@@ -73,7 +68,7 @@ bool StreamCursor::Fail(Status s) {
   status_ = std::move(s);
   in_packet_ = false;
   fast_end_ = 0;
-  next_packet_ = file_size_;
+  next_packet_ = file_.size();
   return false;
 }
 
@@ -84,52 +79,13 @@ uint64_t StreamCursor::Read(const PlanNode* n) const {
   return ReadRawBits(event_.data, event_.data_end, pos, n->scalar);
 }
 
-void StreamCursor::ReleaseBehind() {
-  const uint64_t behind =
-      release_limited_ ? std::min(packet_offset_, release_limit_) : packet_offset_;
-  // Chunks start at increasing offsets and each ends past its predecessor (a chunk is read
-  // only for bytes the last one does not hold), so the ones to release come first.
-  size_t n = 0;
-  while (n < chunks_.size() && chunks_[n].end <= behind) ++n;
-  for (size_t i = 0; i < n; ++i)
-    if (spare_.size() < kMaxSpareChunks) spare_.push_back(std::move(chunks_[i]));
-  chunks_.erase(chunks_.begin(), chunks_.begin() + static_cast<std::ptrdiff_t>(n));
-}
-
-bool StreamCursor::LoadBytes(uint64_t offset, uint64_t size, uint64_t* held) {
-  if (memory_) {
-    event_.data = data_ = memory_ + offset;
-    event_.data_end = memory_ + file_size_;
-    if (held) *held = file_size_ - offset;
-    return true;
-  }
-  if (chunks_.empty() || offset < chunks_.back().begin || offset + size > chunks_.back().end) {
-    const uint64_t want =
-        std::min(file_size_ - offset, headers_only_ ? size : std::max(size, kChunkBytes));
-    Chunk c;
-    for (auto it = spare_.begin(); it != spare_.end(); ++it) {
-      if (it->capacity >= want) {
-        c = std::move(*it);
-        spare_.erase(it);
-        break;
-      }
-    }
-    if (!c.bytes) {
-      c.capacity = std::max(want, kChunkBytes);
-      c.bytes.reset(new uint8_t[c.capacity + kChunkSlack]);  // not zeroed: read over at once
-    }
-    if (Status s = file_->Read(c.bytes.get(), want, offset); !s.ok()) return Error(std::move(s));
-    // Reads that take 8 bytes at once may pass the valid end by up to 7 bytes.
-    std::memset(c.bytes.get() + want, 0, kChunkSlack);
-    c.begin = offset;
-    c.end = offset + want;
-    chunks_.push_back(std::move(c));
-  }
-  const Chunk& c = chunks_.back();
-  event_.data = data_ = c.bytes.get() + (offset - c.begin);
-  event_.data_end = c.bytes.get() + (c.end - c.begin);
-  if (held) *held = c.end - offset;
-  return true;
+Status StreamCursor::LoadBytes(uint64_t offset, uint64_t size, uint64_t* held) {
+  ChunkedStreamFile::Span bytes;
+  RETURN_IF_ERROR(file_.Map(offset, size, &bytes));
+  event_.data = data_ = bytes.data;
+  event_.data_end = bytes.end;
+  if (held) *held = static_cast<uint64_t>(bytes.end - bytes.data);
+  return Status::Ok();
 }
 
 bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
@@ -309,8 +265,8 @@ Status StreamCursor::DecodePacketHeaders(uint64_t window, uint64_t* pos,
 
 Status StreamCursor::StartPacket() {
   packet_offset_ = next_packet_;
-  ReleaseBehind();
-  const uint64_t remaining_bits = (file_size_ - packet_offset_) * 8;
+  file_.ReleaseBehind(packet_offset_);
+  const uint64_t remaining_bits = (file_.size() - packet_offset_) * 8;
   // The packet's size is in its context, so the header and context are decoded over the
   // bytes already in memory from the packet's start (a chunk is read when fewer than
   // kFirstHeaderWindow are); headers that do not fit (never LTTng's or perf's: they take a
@@ -322,7 +278,7 @@ Status StreamCursor::StartPacket() {
   const StreamPlan* sp = nullptr;
   for (;;) {
     uint64_t window;
-    if (!LoadBytes(packet_offset_, want, &window)) return error_;
+    RETURN_IF_ERROR(LoadBytes(packet_offset_, want, &window));
     window = std::min(window, max_window);
     pos = 0;
     Status s = DecodePacketHeaders(window, &pos, &sp);
@@ -357,7 +313,7 @@ Status StreamCursor::StartPacket() {
     return DataLoss(
         fmt::format("content_size {} bits is smaller than the packet header and context ({} bits)",
                     content_bits, pos));
-  if (!headers_only_ && !LoadBytes(packet_offset_, packet_bits / 8)) return error_;
+  if (!headers_only_) RETURN_IF_ERROR(LoadBytes(packet_offset_, packet_bits / 8));
   content_end_ = content_bits;
   next_packet_ = packet_offset_ + packet_bits / 8;
   ++stats_.packets;
@@ -395,7 +351,8 @@ Status StreamCursor::StartPacket() {
 Status StreamCursor::ReadPacketCounters(bool first_only, PacketCounters* first,
                                         PacketCounters* last) {
   headers_only_ = true;  // for good: this cursor reads no event after
-  for (uint64_t n = 0; next_packet_ < file_size_ && !(first_only && n == 1); ++n) {
+  file_.ReadOnlyWhatIsAsked();
+  for (uint64_t n = 0; next_packet_ < file_.size() && !(first_only && n == 1); ++n) {
     RETURN_IF_ERROR(StartPacket());
     const WellKnownFields& k = stream_plan_->known;
     PacketCounters c;
@@ -712,8 +669,8 @@ void StreamCursor::PrepareStaticLayouts() {
   // A plain header has the extended option only: one set per class, not two.
   const int filled = h.plain ? 1 : options;
   // Field tables where an 8-byte load at any byte of a packet's content stays in the
-  // buffer (chunks have kChunkSlack past their end) and every event starts on a byte.
-  const bool place_fields = h.enabled && !memory_ && (h.root_mask & 7) == 7;
+  // buffer (ChunkedStreamFile::padded) and every event starts on a byte.
+  const bool place_fields = h.enabled && file_.padded() && (h.root_mask & 7) == 7;
   size_t sets = 0, field_entries = 0;
   for (const FastEvent& fe : fast_table_) {
     if (!HasStaticSlots(fe)) continue;
@@ -1098,7 +1055,7 @@ bool StreamCursor::DecodeEventGeneric() {
 
 bool StreamCursor::FailDecode() {
   return Fail(std::move(error_).WithContext(
-      fmt::format("Cannot decode event: file={}, packet offset={}, event offset={}", path_,
+      fmt::format("Cannot decode event: file={}, packet offset={}, event offset={}", file_.path(),
                   packet_offset_, packet_offset_ + pos_ / 8)));
 }
 
@@ -1131,17 +1088,17 @@ bool StreamCursor::NextSlow() {
     }
     in_packet_ = false;
     fast_end_ = 0;
-    if (next_packet_ >= file_size_) {
+    if (next_packet_ >= file_.size()) {
       // The end: the buffers go back now rather than when the reader closes, which holds
       // a cursor per stream file (a recording of many rotated chunks, many files). A
       // cursor whose bytes another thread may still read (LimitReleaseTo) keeps them.
-      if (!release_limited_) ReleaseBuffers();
+      if (!file_.release_limited()) ReleaseBuffers();
       return false;
     }
     Status s = StartPacket();
     if (!s.ok())
       return Fail(std::move(s).WithContext(
-          fmt::format("Cannot decode packet: file={}, offset={}", path_, packet_offset_)));
+          fmt::format("Cannot decode packet: file={}, offset={}", file_.path(), packet_offset_)));
     in_packet_ = true;
     event_.content_end_bits = content_end_;
   }

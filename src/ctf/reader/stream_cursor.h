@@ -1,14 +1,10 @@
 // Decodes one stream file, packet by packet and event by event.
 //
-// The file is read with pread into a few buffers (chunks) of at least kChunkBytes, each
-// holding whole packets, rather than memory-mapped: decoding from a small buffer that the
-// copy has just brought into the cache beats touching a page-cache mapping page by page
-// (TLB misses and cold lines on every 4 KiB page; docs/performance.md). A chunk is reused once the
-// cursor, or the thread still reading its events (LimitReleaseTo), is past it, so the
-// resident set stays bounded whatever the file size. Per stream it reports what it had
-// to repair: timestamps that went backwards (clamped to the previous one, so the stream
-// stays ordered), events the tracer discarded (packet context `events_discarded`) and
-// packets missing from the sequence (`packet_seq_num` gaps).
+// The file's bytes come from a ChunkedStreamFile: a few chunks holding whole packets, reused
+// once the cursor, or the thread still reading its events (LimitReleaseTo), is past them.
+// Per stream it reports what it had to repair: timestamps that went backwards (clamped to
+// the previous one, so the stream stays ordered), events the tracer discarded (packet
+// context `events_discarded`) and packets missing from the sequence (`packet_seq_num` gaps).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +15,8 @@
 
 #include "base/clock_transform.h"
 #include "base/fast_transform.h"
-#include "base/file_bytes.h"
 #include "base/status.h"
+#include "ctf/reader/chunked_stream_file.h"
 #include "ctf/reader/event.h"
 #include "ctf/reader/event_record.h"
 #include "ctf/reader/trace.h"
@@ -172,18 +168,14 @@ class alignas(64) StreamCursor {
   // another thread still reads events it decoded earlier (DecodePipeline), that thread says
   // how far it is done instead: chunks are then reused only when they end at or below
   // `offset`.
-  void LimitReleaseTo(uint64_t offset) {
-    release_limited_ = true;
-    release_limit_ = offset;
-  }
+  void LimitReleaseTo(uint64_t offset) { file_.LimitReleaseTo(offset); }
   // Frees the bytes held and the static layouts, once the stream has ended and nobody
   // reads its events any more (the decoding pipeline, whose cursors keep them for the
   // merge; an inline read frees them at the end by itself). The layouts' slots take some
   // 16 KB per LTTng kernel stream: a recording of many rotated chunks holds a cursor per
   // stream file of every chunk.
   void ReleaseBuffers() {
-    chunks_.clear();
-    spare_.clear();
+    file_.ReleaseAll();
     std::vector<StaticLayout>().swap(static_layouts_);
     std::vector<uint64_t>().swap(static_slots_);
     std::vector<StaticField>().swap(static_fields_);
@@ -244,12 +236,10 @@ class alignas(64) StreamCursor {
   // LTTng compact/large header; returns false when the generic path must decode it.
   bool FastHeader(uint64_t* pos, uint64_t* id);
   uint64_t Read(const PlanNode* n) const;
-  // Points data_ and event_.data at the file's bytes [offset, offset + size), reading a chunk
-  // when the current one does not hold them all; false (error_ set) on a read error. `held`
-  // receives how many bytes from `offset` are in memory (at least `size`).
-  bool LoadBytes(uint64_t offset, uint64_t size, uint64_t* held = nullptr);
-  // Moves the chunks nobody reads any more to the spares.
-  void ReleaseBehind();
+  // Points data_ and event_.data at the file's bytes [offset, offset + size), as
+  // ChunkedStreamFile::Map brings them in. `held` receives how many bytes from `offset` are
+  // in memory (at least `size`).
+  Status LoadBytes(uint64_t offset, uint64_t size, uint64_t* held = nullptr);
   // StartPacket's header and context decode over the first `window` bytes of the packet.
   Status DecodePacketHeaders(uint64_t window, uint64_t* pos, const StreamPlan** stream_plan);
   // Clock value -> ns in the analysis timebase (clock class conversion, then the transform).
@@ -377,31 +367,15 @@ class alignas(64) StreamCursor {
   const Trace* trace_;
   std::optional<FastTransform> transform_;  // absent for the identity
   uint32_t class_base_;
-  std::string path_;
   StreamStats stats_;
   Status status_;
   Status error_;
-  std::optional<ReadOnlyFile> file_;  // none for OpenMemory
-  const uint8_t* memory_ = nullptr;   // OpenMemory's bytes: no chunks
-  uint64_t file_size_ = 0;
-  // File bytes [begin, end) at `bytes` (allocated with kChunkSlack readable bytes more).
-  struct Chunk {
-    std::unique_ptr<uint8_t[]> bytes;
-    uint64_t capacity = 0;
-    uint64_t begin = 0, end = 0;
-  };
-  static constexpr uint64_t kChunkBytes = 256 << 10;
-  static constexpr uint64_t kChunkSlack = 8;
-  static constexpr size_t kMaxSpareChunks = 2;
+  ChunkedStreamFile file_;
   // StartPacket decodes a packet's header and context over the bytes in memory from its
   // start, at least kFirstHeaderWindow (or to the file's end) and at most kMaxHeaderWindow.
   static constexpr uint64_t kFirstHeaderWindow = 4 << 10;
   static constexpr uint64_t kMaxHeaderWindow = 16 << 20;
-  std::vector<Chunk> chunks_;  // held, in file order: the last one holds the current packet
-  std::vector<Chunk> spare_;   // released, reused by the next read
-  bool release_limited_ = false;
   bool headers_only_ = false;  // ReadPacketCounters: load headers and contexts, not packets
-  uint64_t release_limit_ = 0;
 
   const StreamPlan* stream_plan_ = nullptr;
   bool in_packet_ = false;
