@@ -140,8 +140,7 @@ TEST(ChunkedStreamFileTest, ErrorsNameTheFileAndTheByte) {
   ASSERT_TRUE(f.Map(0, 10, &span).ok());
   const Status cut = f.Map(kChunk, 10, &span);
   EXPECT_EQ(cut.code(), StatusCode::kDataLoss) << cut.ToString();
-  EXPECT_NE(cut.ToString().find(std::to_string(kChunk + 123)), std::string::npos)
-      << cut.ToString();
+  EXPECT_NE(cut.ToString().find(std::to_string(kChunk + 123)), std::string::npos) << cut.ToString();
 }
 
 }  // namespace
