@@ -27,14 +27,15 @@ run() {
   shift
   local rc=0
   (cd "$work" && "$cw" "$@" >"$out/$name.out" 2>"$out/$name.err") || rc=$?
-  # Paths of the scratch folder differ between runs: name it the same way in both.
-  sed -i "s|$work|WORK|g" "$out/$name.out" "$out/$name.err"
+  # Paths of the scratch folder and of the checkout differ between runs: name them the same
+  # way in both, so that two checkouts' outputs compare.
+  sed -i -e "s|$work|WORK|g" -e "s|$PWD|REPO|g" "$out/$name.out" "$out/$name.err"
   echo "$rc" >"$out/$name.rc"
 }
 
 # keep FILE DEST: a file a command wrote, kept with the scratch folder's path named WORK.
 keep() {
-  if [ -f "$1" ]; then sed "s|$work|WORK|g" "$1" >"$2" && rm -f "$1"; else echo missing >"$2"; fi
+  if [ -f "$1" ]; then sed -e "s|$work|WORK|g" -e "s|$PWD|REPO|g" "$1" >"$2" && rm -f "$1"; else echo missing >"$2"; fi
 }
 
 traces=(lttng/many-threads lttng/bug446190 lttng/memory lttng/hello-lost perf-sched)
