@@ -33,6 +33,7 @@
 #include <fmt/format.h>
 
 #include "ctf/writer/ctf_writer.h"
+#include "kernel/lttng_kernel_layout.h"
 
 namespace {
 
@@ -41,6 +42,8 @@ using causeway::ctf::CtfWriter;
 using causeway::ctf::FieldKind;
 using causeway::ctf::FieldSpec;
 using causeway::ctf::TraceOptions;
+using causeway::kernel::LttngDeclaration;
+using causeway::kernel::LttngEvent;
 
 // ---------------------------------------------------------------------------------------
 // Random numbers: xoshiro256**, seeded with splitmix64.
@@ -208,6 +211,15 @@ Status Declare(CtfWriter& w, Ids& ids) {
     return Status::Ok();
   };
 #define ADD(id, name, ...) RETURN_IF_ERROR(add(id, name, __VA_ARGS__))
+  // Events the recorder writes too are declared as it declares them
+  // (kernel/lttng_kernel_layout.h). The others, and those where lttng-modules 2.8 has fields
+  // the recorder leaves out or names otherwise (the statedump's namespace fields, fork's
+  // ns_inum, block_rq_complete's `errors`, net events without the TCP header), are declared
+  // as lttng-modules 2.8 writes them.
+  auto lttng = [](LttngEvent e) -> const std::vector<FieldSpec>& {
+    return LttngDeclaration(e).fields;
+  };
+#define ADD_LTTNG(id, e) ADD(id, LttngDeclaration(e).name, lttng(e))
   ADD(ids.statedump_end, "lttng_statedump_end", {});
   ADD(ids.statedump_start, "lttng_statedump_start", {});
   ADD(ids.statedump_process_state, "lttng_statedump_process_state",
@@ -233,9 +245,8 @@ Status Declare(CtfWriter& w, Ids& ids) {
     }
     ADD(ids.sys_exit[s], std::string("syscall_exit_") + kSysNames[s], SysExitFields(Sys(s)));
   }
-  const std::vector<FieldSpec> task = {{"comm", COMM}, {"tid", S32}, {"prio", S32}};
-  const std::vector<FieldSpec> wake = {
-      {"comm", COMM}, {"tid", S32}, {"prio", S32}, {"target_cpu", S32}};
+  const std::vector<FieldSpec>& task = lttng(LttngEvent::kSchedProcessExit);
+  const std::vector<FieldSpec>& wake = lttng(LttngEvent::kSchedWaking);
   ADD(ids.power_cpu_frequency, "power_cpu_frequency", {{"state", U32}, {"cpu_id", U32}});
   ADD(ids.power_cpu_idle, "power_cpu_idle", {{"state", U32}, {"cpu_id", U32}});
   ADD(ids.netif_receive_skb, "netif_receive_skb", {{"skbaddr", HEX}, {"len", U32}, {"name", STR}});
@@ -249,39 +260,23 @@ Status Declare(CtfWriter& w, Ids& ids) {
        {"gfp_flags", U32}});
   ADD(ids.block_rq_complete, "block_rq_complete",
       {{"dev", U32}, {"sector", U64}, {"nr_sector", U32}, {"errors", S32}, {"rwbs", U32}});
-  ADD(ids.block_rq_issue, "block_rq_issue",
-      {{"dev", U32},
-       {"sector", U64},
-       {"nr_sector", U32},
-       {"bytes", U32},
-       {"tid", S32},
-       {"rwbs", U32},
-       {"comm", COMM}});
-  ADD(ids.block_rq_insert, "block_rq_insert",
-      {{"dev", U32},
-       {"sector", U64},
-       {"nr_sector", U32},
-       {"bytes", U32},
-       {"tid", S32},
-       {"rwbs", U32},
-       {"comm", COMM}});
-  ADD(ids.hrtimer_expire_exit, "timer_hrtimer_expire_exit", {{"hrtimer", HEX}});
-  ADD(ids.hrtimer_expire_entry, "timer_hrtimer_expire_entry",
-      {{"hrtimer", HEX}, {"now", S64}, {"function", HEX}});
+  ADD_LTTNG(ids.block_rq_issue, LttngEvent::kBlockRqIssue);
+  ADD(ids.block_rq_insert, "block_rq_insert", lttng(LttngEvent::kBlockRqIssue));
+  ADD_LTTNG(ids.hrtimer_expire_exit, LttngEvent::kHrtimerExpireExit);
+  ADD_LTTNG(ids.hrtimer_expire_entry, LttngEvent::kHrtimerExpireEntry);
   ADD(ids.hrtimer_cancel, "timer_hrtimer_cancel", {{"hrtimer", HEX}});
   ADD(ids.hrtimer_start, "timer_hrtimer_start",
       {{"hrtimer", HEX}, {"function", HEX}, {"expires", S64}, {"softexpires", S64}});
-  ADD(ids.softirq_exit, "irq_softirq_exit", {{"vec", U32}});
-  ADD(ids.softirq_entry, "irq_softirq_entry", {{"vec", U32}});
+  ADD_LTTNG(ids.softirq_exit, LttngEvent::kSoftirqExit);
+  ADD_LTTNG(ids.softirq_entry, LttngEvent::kSoftirqEntry);
   ADD(ids.softirq_raise, "irq_softirq_raise", {{"vec", U32}});
-  ADD(ids.irq_handler_exit, "irq_handler_exit", {{"irq", S32}, {"ret", S32}});
-  ADD(ids.irq_handler_entry, "irq_handler_entry", {{"irq", S32}, {"name", STR}});
-  ADD(ids.sched_wakeup_new, "sched_wakeup_new", wake);
+  ADD_LTTNG(ids.irq_handler_exit, LttngEvent::kIrqHandlerExit);
+  ADD_LTTNG(ids.irq_handler_entry, LttngEvent::kIrqHandlerEntry);
+  ADD_LTTNG(ids.sched_wakeup_new, LttngEvent::kSchedWakeupNew);
   ADD(ids.sched_wakeup, "sched_wakeup", wake);
   ADD(ids.sched_process_free, "sched_process_free", task);
-  ADD(ids.sched_process_exit, "sched_process_exit", task);
-  ADD(ids.sched_process_exec, "sched_process_exec",
-      {{"filename", STR}, {"tid", S32}, {"old_tid", S32}});
+  ADD_LTTNG(ids.sched_process_exit, LttngEvent::kSchedProcessExit);
+  ADD_LTTNG(ids.sched_process_exec, LttngEvent::kSchedProcessExec);
   ADD(ids.sched_process_fork, "sched_process_fork",
       {{"parent_comm", COMM},
        {"parent_tid", S32},
@@ -295,15 +290,9 @@ Status Declare(CtfWriter& w, Ids& ids) {
       {{"comm", COMM}, {"tid", S32}, {"runtime", U64}, {"vruntime", U64}});
   ADD(ids.sched_migrate_task, "sched_migrate_task",
       {{"comm", COMM}, {"tid", S32}, {"prio", S32}, {"orig_cpu", S32}, {"dest_cpu", S32}});
-  ADD(ids.sched_waking, "sched_waking", wake);
-  ADD(ids.sched_switch, "sched_switch",
-      {{"prev_comm", COMM},
-       {"prev_tid", S32},
-       {"prev_prio", S32},
-       {"prev_state", S64},
-       {"next_comm", COMM},
-       {"next_tid", S32},
-       {"next_prio", S32}});
+  ADD_LTTNG(ids.sched_waking, LttngEvent::kSchedWaking);
+  ADD_LTTNG(ids.sched_switch, LttngEvent::kSchedSwitch);
+#undef ADD_LTTNG
 #undef ADD
   return Status::Ok();
 }

@@ -152,11 +152,11 @@ TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {
     auto w = ctf::CtfWriter::Create(tmp.path() + "/" + host, opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     ctf::CtfWriter& cw = **w;
-    using testing::LttngEvent;
-    const uint32_t sw = *testing::DeclareLttngEvent(cw, LttngEvent::kSchedSwitch);
-    const uint32_t waking = *testing::DeclareLttngEvent(cw, LttngEvent::kSchedWaking);
-    const uint32_t si_entry = *testing::DeclareLttngEvent(cw, LttngEvent::kSoftirqEntry);
-    const uint32_t si_exit = *testing::DeclareLttngEvent(cw, LttngEvent::kSoftirqExit);
+    using kernel::LttngEvent;
+    const uint32_t sw = *kernel::DeclareLttngEvent(cw, LttngEvent::kSchedSwitch);
+    const uint32_t waking = *kernel::DeclareLttngEvent(cw, LttngEvent::kSchedWaking);
+    const uint32_t si_entry = *kernel::DeclareLttngEvent(cw, LttngEvent::kSoftirqEntry);
+    const uint32_t si_exit = *kernel::DeclareLttngEvent(cw, LttngEvent::kSoftirqExit);
     // LTTng 2.8's network addon: TCP segments as inet_sock_local_out / _in.
     const std::vector<ctf::FieldSpec> tcp = {
         {"skbaddr", FieldKind::kHex64}, {"saddr", FieldKind::kU32}, {"daddr", FieldKind::kU32},

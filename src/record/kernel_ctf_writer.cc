@@ -2,14 +2,40 @@
 
 #include <arpa/inet.h>
 
+#include <utility>
+
 #include <fmt/format.h>
+
+#include "kernel/lttng_kernel_layout.h"
 
 namespace causeway::record {
 
-using ctf::FieldKind;
-using ctf::FieldSpec;
-
 namespace {
+
+using kernel::LttngEvent;
+
+// The event each record type is written as.
+constexpr std::pair<uint16_t, LttngEvent> kEventOfRecord[] = {
+    {CW_SCHED_SWITCH, LttngEvent::kSchedSwitch},
+    {CW_SCHED_WAKING, LttngEvent::kSchedWaking},
+    {CW_SCHED_WAKEUP_NEW, LttngEvent::kSchedWakeupNew},
+    {CW_PROCESS_FORK, LttngEvent::kSchedProcessFork},
+    {CW_PROCESS_EXEC, LttngEvent::kSchedProcessExec},
+    {CW_PROCESS_EXIT, LttngEvent::kSchedProcessExit},
+    {CW_STATEDUMP_PROCESS, LttngEvent::kStatedumpProcessState},
+    {CW_IRQ_ENTRY, LttngEvent::kIrqHandlerEntry},
+    {CW_IRQ_EXIT, LttngEvent::kIrqHandlerExit},
+    {CW_SOFTIRQ_ENTRY, LttngEvent::kSoftirqEntry},
+    {CW_SOFTIRQ_EXIT, LttngEvent::kSoftirqExit},
+    {CW_HRTIMER_ENTRY, LttngEvent::kHrtimerExpireEntry},
+    {CW_HRTIMER_EXIT, LttngEvent::kHrtimerExpireExit},
+    {CW_BLOCK_ISSUE, LttngEvent::kBlockRqIssue},
+    {CW_BLOCK_COMPLETE, LttngEvent::kBlockRqComplete},
+    {CW_NET_SEND, LttngEvent::kNetDevQueue},
+    {CW_NET_RECV, LttngEvent::kNetifReceiveSkb},
+    {CW_SYSCALL_ENTRY, LttngEvent::kSyscallEntry},
+    {CW_SYSCALL_EXIT, LttngEvent::kSyscallExit},
+};
 
 std::string_view Comm(const char (&comm)[CW_COMM_LEN]) {
   return std::string_view(comm, strnlen(comm, CW_COMM_LEN));
@@ -91,85 +117,9 @@ StatusOr<std::unique_ptr<KernelCtfWriter>> KernelCtfWriter::Create(const std::st
 
   std::unique_ptr<KernelCtfWriter> w(new KernelCtfWriter());
   w->writer_ = std::move(writer);
-  auto add = [&](uint16_t type, std::string name, std::vector<FieldSpec> fields) -> Status {
-    ASSIGN_OR_RETURN(uint32_t id, w->writer_->AddEventClass(std::move(name), std::move(fields)));
-    w->cls_[type] = id;
-    return Status::Ok();
-  };
-  const FieldKind c16 = FieldKind::kCharArray16, s32 = FieldKind::kS32, u32 = FieldKind::kU32;
-  const FieldKind str = FieldKind::kString;
-  // LTTng's field names and order (lttng-modules 2.x instrumentation/events/*.h).
-  RETURN_IF_ERROR(add(CW_SCHED_SWITCH, "sched_switch",
-                      {{"prev_comm", c16},
-                       {"prev_tid", s32},
-                       {"prev_prio", s32},
-                       {"prev_state", FieldKind::kS64},
-                       {"next_comm", c16},
-                       {"next_tid", s32},
-                       {"next_prio", s32}}));
-  const std::vector<FieldSpec> wakeup = {
-      {"comm", c16}, {"tid", s32}, {"prio", s32}, {"target_cpu", s32}};
-  RETURN_IF_ERROR(add(CW_SCHED_WAKING, "sched_waking", wakeup));
-  RETURN_IF_ERROR(add(CW_SCHED_WAKEUP_NEW, "sched_wakeup_new", wakeup));
-  RETURN_IF_ERROR(add(CW_PROCESS_FORK, "sched_process_fork",
-                      {{"parent_comm", c16},
-                       {"parent_tid", s32},
-                       {"parent_pid", s32},
-                       {"child_comm", c16},
-                       {"child_tid", s32},
-                       {"child_pid", s32}}));
-  RETURN_IF_ERROR(add(CW_PROCESS_EXEC, "sched_process_exec",
-                      {{"filename", str}, {"tid", s32}, {"old_tid", s32}}));
-  RETURN_IF_ERROR(
-      add(CW_PROCESS_EXIT, "sched_process_exit", {{"comm", c16}, {"tid", s32}, {"prio", s32}}));
-  RETURN_IF_ERROR(add(
-      CW_STATEDUMP_PROCESS, "lttng_statedump_process_state",
-      {{"tid", s32}, {"pid", s32}, {"ppid", s32}, {"name", c16}, {"status", s32}, {"cpu", s32}}));
-  RETURN_IF_ERROR(add(CW_IRQ_ENTRY, "irq_handler_entry", {{"irq", s32}, {"name", str}}));
-  RETURN_IF_ERROR(add(CW_IRQ_EXIT, "irq_handler_exit", {{"irq", s32}, {"ret", s32}}));
-  RETURN_IF_ERROR(add(CW_SOFTIRQ_ENTRY, "irq_softirq_entry", {{"vec", u32}}));
-  RETURN_IF_ERROR(add(CW_SOFTIRQ_EXIT, "irq_softirq_exit", {{"vec", u32}}));
-  RETURN_IF_ERROR(add(
-      CW_HRTIMER_ENTRY, "timer_hrtimer_expire_entry",
-      {{"hrtimer", FieldKind::kHex64}, {"now", FieldKind::kS64}, {"function", FieldKind::kHex64}}));
-  RETURN_IF_ERROR(
-      add(CW_HRTIMER_EXIT, "timer_hrtimer_expire_exit", {{"hrtimer", FieldKind::kHex64}}));
-  RETURN_IF_ERROR(add(CW_BLOCK_ISSUE, "block_rq_issue",
-                      {{"dev", u32},
-                       {"sector", FieldKind::kU64},
-                       {"nr_sector", u32},
-                       {"bytes", u32},
-                       {"tid", s32},
-                       {"rwbs", u32},
-                       {"comm", c16}}));
-  RETURN_IF_ERROR(add(CW_BLOCK_COMPLETE, "block_rq_complete",
-                      {{"dev", u32},
-                       {"sector", FieldKind::kU64},
-                       {"nr_sector", u32},
-                       {"error", s32},
-                       {"rwbs", u32}}));
-  // LTTng's net events with its TCP header fields lifted to the top level, as its network
-  // addon writes them (seq, ack_seq, flags are what packet matching keys on).
-  const std::vector<FieldSpec> net = {{"skbaddr", FieldKind::kHex64},
-                                      {"len", u32},
-                                      {"name", str},
-                                      {"family", FieldKind::kU8},
-                                      {"saddr", str},
-                                      {"daddr", str},
-                                      {"sport", FieldKind::kU16},
-                                      {"dport", FieldKind::kU16},
-                                      {"seq", u32},
-                                      {"ack_seq", u32},
-                                      {"flags", FieldKind::kU8},
-                                      {"window", FieldKind::kU16},
-                                      {"payload_len", u32}};
-  RETURN_IF_ERROR(add(CW_NET_SEND, "net_dev_queue", net));
-  RETURN_IF_ERROR(add(CW_NET_RECV, "netif_receive_skb", net));
-  if (info.syscalls) {
-    RETURN_IF_ERROR(add(CW_SYSCALL_ENTRY, "syscall_entry", {{"id", FieldKind::kS64}}));
-    RETURN_IF_ERROR(
-        add(CW_SYSCALL_EXIT, "syscall_exit", {{"id", FieldKind::kS64}, {"ret", FieldKind::kS64}}));
-  }
+  ASSIGN_OR_RETURN(const kernel::LttngEventIds ids,
+                   kernel::DeclareLttngKernelEvents(*w->writer_, info.syscalls));
+  for (const auto& [type, event] : kEventOfRecord) w->cls_[type] = ids[event];
   RETURN_IF_ERROR(w->writer_->WriteMetadata());
   return w;
 }

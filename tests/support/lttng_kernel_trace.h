@@ -1,53 +1,17 @@
-// The LTTng kernel events the kernel model reads (lttng-modules' names, fields and field
-// order), declared once for the tests and benchmarks that write kernel traces by hand. The
-// layout is the one `causeway record` writes (record/kernel_ctf_writer.cc): comms as 16-byte
-// character arrays, the TCP header's fields lifted into the net events. A record test
-// checks that the recorder's metadata declares the same events.
+// Writing the LTTng kernel events that `causeway record` writes (kernel/lttng_kernel_layout.h)
+// by hand, for the tests and benchmarks that build kernel traces: the usual events with
+// their fields filled in.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "base/status.h"
 #include "ctf/writer/ctf_writer.h"
+#include "kernel/lttng_kernel_layout.h"
 
 namespace causeway::testing {
-
-// In the recorder's order of declaration, which gives the event class ids.
-enum class LttngEvent : uint8_t {
-  kSchedSwitch,
-  kSchedWaking,
-  kSchedWakeupNew,
-  kSchedProcessFork,
-  kSchedProcessExec,
-  kSchedProcessExit,
-  kStatedumpProcessState,
-  kIrqHandlerEntry,
-  kIrqHandlerExit,
-  kSoftirqEntry,
-  kSoftirqExit,
-  kHrtimerExpireEntry,
-  kHrtimerExpireExit,
-  kBlockRqIssue,
-  kBlockRqComplete,
-  kNetDevQueue,
-  kNetifReceiveSkb,
-  kSyscallEntry,  // declared only when asked for (`causeway record --syscalls`)
-  kSyscallExit,
-};
-inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kSyscallExit) + 1;
-
-struct LttngEventClass {
-  std::string name;
-  std::vector<ctf::FieldSpec> fields;
-};
-
-// The name and fields of `e`.
-const LttngEventClass& LttngDeclaration(LttngEvent e);
-// Declares `e` alone on `w`, for a trace that mixes it with events of another layout.
-StatusOr<uint32_t> DeclareLttngEvent(ctf::CtfWriter& w, LttngEvent e);
 
 // What net_dev_queue (sent) and netif_receive_skb (received) carry of a TCP segment.
 struct TcpSegment {
@@ -70,9 +34,9 @@ class LttngKernelWriter {
   explicit LttngKernelWriter(ctf::CtfWriter& w, bool syscalls = false);
 
   const Status& status() const { return status_; }  // why a declaration failed
-  uint32_t id(LttngEvent e) const { return ids_[static_cast<int>(e)]; }
-  // Any event, its fields to be given in LttngDeclaration(e)'s order.
-  ctf::CtfWriter::EventBuilder Begin(uint32_t cpu, LttngEvent e, uint64_t ts) {
+  uint32_t id(kernel::LttngEvent e) const { return ids_[e]; }
+  // Any event, its fields to be given in kernel::LttngDeclaration(e)'s order.
+  ctf::CtfWriter::EventBuilder Begin(uint32_t cpu, kernel::LttngEvent e, uint64_t ts) {
     return w_.Begin(cpu, id(e), ts);
   }
 
@@ -89,7 +53,7 @@ class LttngKernelWriter {
 
  private:
   ctf::CtfWriter& w_;
-  uint32_t ids_[kLttngEventCount] = {};
+  kernel::LttngEventIds ids_;
   Status status_;
 };
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "support/lttng_kernel_trace.h"
+#include "kernel/lttng_kernel_layout.h"
 
 namespace causeway::ctf {
 namespace {
@@ -692,7 +692,7 @@ TEST_F(CtfWriterTest, ManyEventsOnFourCpus) {
   REQUIRE_BABELTRACE();
   auto w = MakeWriter(KernelOptions());
   ASSERT_TRUE(w);
-  uint32_t sw = *testing::DeclareLttngEvent(*w, testing::LttngEvent::kSchedSwitch);
+  uint32_t sw = *kernel::DeclareLttngEvent(*w, kernel::LttngEvent::kSchedSwitch);
   std::vector<uint32_t> ids = {sw};
   for (int i = 0; i < 40; ++i)
     ids.push_back(*w->AddEventClass("syscall_" + std::to_string(i), {{"ret", FieldKind::kS64}}));

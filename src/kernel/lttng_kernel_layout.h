@@ -1,0 +1,66 @@
+// The LTTng kernel events that `causeway record` writes and the kernel model reads:
+// lttng-modules' event names, fields and field order, with comms as 16-byte character arrays
+// and the TCP header's fields lifted into the net events. Declared once, here, for every
+// writer of such traces: the recorder (record/kernel_ctf_writer.cc), the tests' trace
+// builders (tests/support/lttng_kernel_trace.h) and the benchmarks' trace generator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "ctf/writer/ctf_writer.h"
+
+namespace causeway::kernel {
+
+// In the recorder's order of declaration, which gives the event class ids.
+enum class LttngEvent : uint8_t {
+  kSchedSwitch,
+  kSchedWaking,
+  kSchedWakeupNew,
+  kSchedProcessFork,
+  kSchedProcessExec,
+  kSchedProcessExit,
+  kStatedumpProcessState,
+  kIrqHandlerEntry,
+  kIrqHandlerExit,
+  kSoftirqEntry,
+  kSoftirqExit,
+  kHrtimerExpireEntry,
+  kHrtimerExpireExit,
+  kBlockRqIssue,
+  kBlockRqComplete,
+  kNetDevQueue,
+  kNetifReceiveSkb,
+  kSyscallEntry,  // declared only when asked for (`causeway record --syscalls`)
+  kSyscallExit,
+};
+inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kSyscallExit) + 1;
+
+struct LttngEventClass {
+  std::string name;
+  std::vector<ctf::FieldSpec> fields;
+};
+
+// The name and fields of `e`.
+const LttngEventClass& LttngDeclaration(LttngEvent e);
+
+// Declares `e` alone on `w`, for a trace that mixes it with events of another layout.
+StatusOr<uint32_t> DeclareLttngEvent(ctf::CtfWriter& w, LttngEvent e);
+
+// The event class id of each declared event.
+class LttngEventIds {
+ public:
+  uint32_t operator[](LttngEvent e) const { return ids_[static_cast<int>(e)]; }
+  uint32_t& operator[](LttngEvent e) { return ids_[static_cast<int>(e)]; }
+
+ private:
+  uint32_t ids_[kLttngEventCount] = {};
+};
+
+// Declares every event on `w` in LttngEvent's order, syscall_entry and syscall_exit only
+// with `syscalls` (their ids are then 0).
+StatusOr<LttngEventIds> DeclareLttngKernelEvents(ctf::CtfWriter& w, bool syscalls);
+
+}  // namespace causeway::kernel
