@@ -316,15 +316,11 @@ const std::vector<FieldSpec> kAllKinds = {{"u8", FieldKind::kU8},
 
 std::vector<ClassDef> FortyClasses() {
   std::vector<ClassDef> defs;
-  defs.push_back({"sched_switch",
-                  {{"prev_comm", FieldKind::kCharArray16},
-                   {"prev_tid", FieldKind::kS32},
-                   {"prev_prio", FieldKind::kS32},
-                   {"prev_state", FieldKind::kS64},
-                   {"next_comm", FieldKind::kCharArray16},
-                   {"next_tid", FieldKind::kS32},
-                   {"next_prio", FieldKind::kS32}}});
-  defs.push_back({"irq_handler_entry", {{"irq", FieldKind::kS32}, {"name", FieldKind::kString}}});
+  for (const kernel::LttngEvent e :
+       {kernel::LttngEvent::kSchedSwitch, kernel::LttngEvent::kIrqHandlerEntry}) {
+    const kernel::LttngEventClass& c = kernel::LttngDeclaration(e);
+    defs.push_back({c.name, c.fields});
+  }
   defs.push_back({"all_kinds", kAllKinds});
   defs.push_back({"empty", {}});
   while (defs.size() < 34) {
