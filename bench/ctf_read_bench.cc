@@ -112,7 +112,8 @@ uint64_t ScanStream(causeway::ctf::StreamCursor& cursor, uint64_t* events) {
     sum += cursor.event().timestamp ^ cursor.event().class_index;
     const uint32_t n = cursor.NextStaticRun(run.data(), run.size());
     n_events += n;
-    for (uint32_t i = 0; i < n; ++i) sum += run[i].timestamp ^ run[i].class_index;
+    for (uint32_t i = 0; i < n; ++i)
+      sum += run[i].timestamp ^ (cursor.class_base() + run[i].plan_index);
   }
   *events += n_events;
   return sum;

@@ -90,9 +90,9 @@ int RunStats(const StatsOptions& o) {
           records += n;
           last = run[n - 1].timestamp;
           for (uint32_t i = 0; i < n; ++i) {
-            const uint32_t c = run[i].class_index;
+            const uint32_t c = cursor.class_base() + run[i].plan_index;
             if (!t.per_class[c]++)
-              t.class_plan[c] = cursor.static_layouts()[(c - cursor.class_base()) * 2].plan;
+              t.class_plan[c] = cursor.static_layouts()[run[i].plan_index * 2].plan;
           }
         }
         t.events += events;

@@ -46,7 +46,7 @@ struct DecodedBatch {
   std::vector<uint64_t> slots;
   const StreamPlan* stream_plan = nullptr;
   // The cursor's (StreamCursor::static_layouts, class_base, clock_offset_ns).
-  const StreamCursor::StaticLayout* layouts = nullptr;
+  const StaticLayout* layouts = nullptr;
   uint32_t class_base = 0;
   uint64_t clock_offset_ns = 0;
   // Slot counts of the stream's per-packet and fixed per-event scopes.
@@ -259,7 +259,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
     const Event& e = c.event();
     EventRecord& d = records[n];
     d.timestamp = e.timestamp;
-    d.class_index = e.class_index;
+    d.plan_index = e.class_index - b.class_base;
     if (e.data != packet_data) [[unlikely]] {
       packet_data = e.data;
       b.stream_plan = e.stream_plan;
@@ -303,7 +303,7 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
       slot = CopySlots(slot, e.slots[4], e.plan->context.num_slots);
       slot = CopySlots(slot, e.slots[5], e.plan->payload.num_slots);
     } else {
-      d.class_index = 0;
+      d.plan_index = 0;
       b.extras.back().cycles = e.discarded;
       b.packets.back().discarded_begin = e.discarded_begin;
       b.packets.back().discarded_end = e.discarded_end;
@@ -354,7 +354,7 @@ bool BufferedStream::NextBatch() {
 namespace {
 
 // A record past every other, for the tree's unused leaves.
-const EventRecord kPastEveryRecord{.timestamp = UINT64_MAX, .class_index = 0, .where = 0};
+const EventRecord kPastEveryRecord{.timestamp = UINT64_MAX, .plan_index = 0, .where = 0};
 
 // Merges a run whose n streams (at most P) have their heads in h[0..n), in stream order:
 // `count` events, the stream of each to out. next[s] is where stream s's part of the run
@@ -673,10 +673,10 @@ void BufferedStream::LoadExtra(const EventRecord& d) {
   event_.slots[kHeader + 1] = slot;
   slot += b.stream_event_context_slots;
   if (kind == EventRecord::kCopied) [[likely]] {
-    const EventPlan* plan = layouts_[(d.class_index - class_base_) * 2].plan;
+    const EventPlan* plan = layouts_[d.plan_index * 2].plan;
     event_.kind = Event::Kind::kEvent;
     event_.plan = plan;
-    event_.class_index = d.class_index;
+    event_.class_index = class_base_ + d.plan_index;
     event_.cycles = x.cycles;
     event_.slots[kHeader + 2] = slot;
     event_.slots[kHeader + 3] = slot + plan->context.num_slots;

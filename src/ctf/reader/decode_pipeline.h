@@ -80,8 +80,7 @@ class alignas(64) BufferedStream {
       return LoadExtra(record);
     const uint32_t at = record.header_start_bits();
     constexpr int kHeader = static_cast<int>(Scope::kEventHeader);
-    const StreamCursor::StaticLayout& l =
-        layouts_[(record.class_index - class_base_) * 2 + record.static_option()];
+    const StaticLayout& l = layouts_[record.plan_index * 2 + record.static_option()];
     // Read before any store: event_'s members might alias the layout for all the compiler
     // knows, which costs a test and a second copy of the stores.
     const EventPlan* plan = l.plan;
@@ -89,7 +88,7 @@ class alignas(64) BufferedStream {
     const StaticField* fields = l.fields;
     event_.kind = Event::Kind::kEvent;
     event_.plan = plan;
-    event_.class_index = record.class_index;
+    event_.class_index = class_base_ + record.plan_index;
     event_.cycles = record.timestamp - clock_offset_ns_;
     event_.static_fields = fields;
     // The event's bytes were most likely copied and decoded on the decoding thread's CPU:
@@ -114,7 +113,7 @@ class alignas(64) BufferedStream {
   uint32_t packet_ = UINT32_MAX;    // index in batch_ of the packet event_ points into
   uint32_t next_packet_event_ = 0;  // the event that starts the batch's next packet
   // batch_'s (layouts, class_base, clock_offset_ns), beside the rest of Load's state.
-  const StreamCursor::StaticLayout* layouts_ = nullptr;
+  const StaticLayout* layouts_ = nullptr;
   uint32_t class_base_ = 0;
   uint64_t clock_offset_ns_ = 0;
   uint64_t bytes_consumed_ = 0;

@@ -209,7 +209,7 @@ TEST(DecodePipelineTest, StaticStartGivesTheCursorsSlots) {
         }
         ++static_events;
         ASSERT_EQ(e.kind, Event::Kind::kEvent) << t;
-        const StreamCursor::StaticLayout& l =
+        const StaticLayout& l =
             c.static_layouts()[(e.class_index - c.class_base()) * 2 + c.static_option()];
         ASSERT_EQ(l.plan, e.plan) << t;
         const size_t counts[] = {c.num_slots(2), c.num_slots(3), e.plan->context.num_slots,
@@ -291,7 +291,7 @@ TEST(DecodePipelineTest, ManyPacketsAndBatchesReadTheSame) {
   ExpectSameWithThreads({tmp.path() + "/a", tmp.path() + "/b"}, 40000);
 }
 
-// A body that a string ends has static slots (StreamCursor::StaticLayout): the pipeline
+// A body that a string ends has static slots (StaticLayout): the pipeline
 // hands such events over as their header start, under the compact header and the extended
 // one, and every field must read as the cursor reads it.
 TEST(DecodePipelineTest, BodiesEndedByAStringReadTheSame) {

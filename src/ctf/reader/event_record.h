@@ -17,7 +17,7 @@ struct EventRecord {
     kStaticCompact = 0,
     kStaticExtended = 1,
     // Clock value and slots copied into DecodedBatch::extras; below the kind, the index
-    // there. kLost: a discarded-events record, whose class_index is 0.
+    // there. kLost: a discarded-events record, whose plan_index is 0.
     kCopied = 2,
     kLost = 3,
   };
@@ -26,7 +26,10 @@ struct EventRecord {
   static constexpr uint32_t kMaxAt = (uint32_t{1} << kKindShift) - 1;
 
   uint64_t timestamp;
-  uint32_t class_index;
+  // The event's class within its trace (EventPlan::index): the stream's class base, added
+  // to it, makes Event::class_index. The decoding loops then take it from tables shared by
+  // every trace of the same metadata (FastPathTables).
+  uint32_t plan_index;
   uint32_t where;  // Where(kind, at)
 
   static constexpr uint32_t Where(uint32_t kind, uint32_t at) { return kind << kKindShift | at; }

@@ -37,9 +37,9 @@ Record FromCursor(const StreamCursor& c) {
     return {e.timestamp, static_cast<uint32_t>(e.discarded), kLostWhere};
   const uint64_t start = c.static_start();
   if (start <= EventRecord::kMaxAt && e.timestamp == e.cycles + c.clock_offset_ns())
-    return {e.timestamp, e.class_index,
+    return {e.timestamp, e.plan->index,
             EventRecord::Where(c.static_option(), static_cast<uint32_t>(start))};
-  return {e.timestamp, e.class_index, kCopiedWhere};
+  return {e.timestamp, e.plan->index, kCopiedWhere};
 }
 
 struct StreamRead {
@@ -77,8 +77,8 @@ std::map<std::string, StreamRead> ReadStreams(const std::vector<std::string>& di
       const uint32_t n = c.NextStaticRun(buf.data(), std::min<uint32_t>(max, 4096));
       ASSERT_LE(n, max);
       for (uint32_t i = 0; i < n; ++i) {
-        r.records.emplace_back(buf[i].timestamp, buf[i].class_index, buf[i].where);
-        const auto& layout = c.static_layouts()[(buf[i].class_index - c.class_base()) * 2];
+        r.records.emplace_back(buf[i].timestamp, buf[i].plan_index, buf[i].where);
+        const auto& layout = c.static_layouts()[buf[i].plan_index * 2];
         ++r.run_classes[layout.plan->cls->name];
       }
       r.run_events += n;

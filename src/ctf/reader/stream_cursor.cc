@@ -27,7 +27,7 @@ inline uint64_t UpdateClock(uint64_t clock, uint64_t value, unsigned bits) {
 
 StreamCursor::StreamCursor(const Trace* trace, uint32_t trace_index, uint32_t stream_index,
                            uint32_t class_base, std::string path, const ClockTransform& transform)
-    : trace_(trace), class_base_(class_base), file_(std::move(path)) {
+    : class_base_(class_base), trace_(trace), file_(std::move(path)) {
   if (!transform.identity()) transform_.emplace(transform);
   stats_.path = file_.path();
   stats_.trace_index = trace_index;
@@ -54,14 +54,38 @@ Status StreamCursor::OpenMemory(const uint8_t* data, uint64_t size) {
 
 void StreamCursor::SizeHeaderSlots() {
   // Size the packet-header slots now; the stream's own scopes are sized by StartPacket.
-  SizeSlots(0, trace_->plan().packet_header.num_slots);
-  for (int s = 0; s < kNumScopes; ++s) event_.slots[s] = slots_[s].data();
+  SizePacketSlots(0, trace_->plan().packet_header.num_slots);
 }
 
-void StreamCursor::SizeSlots(int scope, size_t n) {
+void StreamCursor::SizePacketSlots(int scope, size_t n) {
   slot_counts_[scope] = std::max<size_t>(n, 1);
   // Padded so that a copy of up to kMinSlotArray slots never reads past the end.
-  slots_[scope].assign(std::max(slot_counts_[scope], kMinSlotArray), kAbsent);
+  packet_slots_[scope].assign(std::max(slot_counts_[scope], kMinSlotArray), kAbsent);
+  event_.slots[scope] = slots_[scope] = packet_slots_[scope].data();
+}
+
+void StreamCursor::UseFastPathTables(const FastPathTables& tables) {
+  const StreamPlan& sp = tables.stream();
+  // The event scopes' arrays, each as padded as the packet scopes' (the tables' layout).
+  event_slots_.assign(tables.event_slots_size(), kAbsent);
+  for (int s = static_cast<int>(Scope::kEventHeader); s < kNumScopes; ++s) {
+    slot_counts_[s] = std::max<size_t>(sp.max_slots[s], 1);
+    event_.slots[s] = slots_[s] = event_slots_.data() + tables.slot_offset(static_cast<Scope>(s));
+  }
+  header_slots_ = slots_[static_cast<int>(Scope::kEventHeader)];
+  lttng_ = tables.header();
+  fast_events_ = tables.events().data();
+  num_fast_events_ = tables.events().size();
+  steps_ = tables.steps();
+  static_runs_ = clock_is_ns_ ? tables.static_runs() : nullptr;
+  static_layouts_ = tables.static_layouts().data();
+  if (!file_.padded()) {
+    // A field's 8-byte load at an event's start may pass the caller's bytes: no static
+    // fields, the slot walk reads them.
+    layouts_without_fields_ = tables.static_layouts();
+    for (StaticLayout& l : layouts_without_fields_) l.fields = nullptr;
+    static_layouts_ = layouts_without_fields_.data();
+  }
 }
 
 bool StreamCursor::Fail(Status s) {
@@ -89,7 +113,7 @@ Status StreamCursor::LoadBytes(uint64_t offset, uint64_t size, uint64_t* held) {
 }
 
 bool StreamCursor::Run(const ScopePlan& plan, Scope scope, uint64_t* pos) {
-  uint64_t* slots = slots_[static_cast<int>(scope)].data();
+  uint64_t* slots = slots_[static_cast<int>(scope)];
   const Op* ops = plan.ops.data();
   const uint8_t* data = event_.data;
   const uint64_t end = content_end_;
@@ -244,10 +268,8 @@ Status StreamCursor::DecodePacketHeaders(uint64_t window, uint64_t* pos,
                                 stream_plan_->cls->id, sp->cls->id));
   if (!stream_plan_) {
     stream_plan_ = sp;
-    for (int s = 1; s < kNumScopes; ++s) {
-      SizeSlots(s, sp->max_slots[s]);
-      event_.slots[s] = slots_[s].data();
-    }
+    SizePacketSlots(static_cast<int>(Scope::kPacketContext),
+                    sp->max_slots[static_cast<int>(Scope::kPacketContext)]);
     loop_stack_.assign(sp->max_loop_depth + 1, 0);
     stats_.stream_class_id = sp->cls->id;
     // The shortcut ns = cycles + offset holds for a 1 GHz clock and no transform.
@@ -255,7 +277,7 @@ Status StreamCursor::DecodePacketHeaders(uint64_t window, uint64_t* pos,
     clock_offset_ns_ = trace_->CyclesToNs(sp->clock, 0);
     event_.stream_plan = sp;
     if (hk.stream_instance_id) stats_.stream_instance_id = Read(hk.stream_instance_id);
-    PrepareFastPath();
+    UseFastPathTables(trace_->fast_path_tables(*sp));
   }
   if (sp->packet_context.present && !RunScope(sp->packet_context, Scope::kPacketContext, pos))
     return error_;
@@ -398,7 +420,7 @@ bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
     const uint64_t tag = w & f.id_mask;
     if (tag >= static_cast<uint64_t>(f.compact.lo) && tag <= static_cast<uint64_t>(f.compact.hi)) {
       const uint64_t at = AlignUp(base + f.id_off + f.id.size_bits, f.compact.align);
-      uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)].data();
+      uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)];
       slots[0] = base;
       slots[f.compact.slot] = at;
       slots[f.extended.slot] = kAbsent;
@@ -411,7 +433,7 @@ bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
         tag <= static_cast<uint64_t>(f.extended.hi)) {
       const uint64_t at = AlignUp(base + f.id_off + f.id.size_bits, f.extended.align);
       if (at + f.extended.size > content_end_) return false;
-      uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)].data();
+      uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)];
       slots[0] = base;
       slots[f.compact.slot] = kAbsent;
       slots[f.extended.slot] = at;
@@ -435,7 +457,7 @@ bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
   const HeaderFastPath::Option& o = ext ? f.extended : f.compact;
   const uint64_t at = AlignUp(id_end, o.align);
   if (at + o.size > content_end_) return false;
-  uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)].data();
+  uint64_t* slots = slots_[static_cast<int>(Scope::kEventHeader)];
   slots[0] = base;
   slots[f.compact.slot] = ext ? kAbsent : at;
   slots[f.extended.slot] = ext ? at : kAbsent;
@@ -444,296 +466,6 @@ bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {
       UpdateClock(clock_, ReadRawBits(data, event_.data_end, at + o.ts_off, o.ts), o.ts.size_bits);
   *pos = at + o.size;
   return true;
-}
-
-void StreamCursor::PrepareFastPath() {
-  const StreamPlan* sp = stream_plan_;
-  header_slots_ = slots_[static_cast<int>(Scope::kEventHeader)].data();
-
-  // The header shortcut needs the one-window form: the option starts then sit at constant
-  // offsets from the root-aligned header start (their alignment divides the root's).
-  const HeaderFastPath& f = sp->header_fast;
-  LttngHeader& h = lttng_;
-  h = LttngHeader{};
-  // Compact ids past the last declared one are left to the generic path (which reports
-  // them), so that DecodeEvent indexes the table by a compact id without a bounds check.
-  const uint64_t c_lo = static_cast<uint64_t>(f.compact.lo);
-  const uint64_t c_hi = std::min<uint64_t>(static_cast<uint64_t>(f.compact.hi),
-                                           sp->by_id.empty() ? 0 : sp->by_id.size() - 1);
-  const uint64_t x_lo = static_cast<uint64_t>(f.extended.lo);
-  const uint64_t x_hi = static_cast<uint64_t>(f.extended.hi);
-  if (f.enabled && f.one_window && f.compact.size > 0 && c_lo <= c_hi && !sp->by_id.empty()) {
-    const uint64_t id_end = f.id_off + f.id.size_bits;
-    h.root_mask = f.root_align - 1;
-    h.id_mask = f.id_mask;
-    h.ts_mask = f.ts_mask;
-    h.ts_shift = f.ts_shift;
-    h.compact_lo = c_lo;
-    h.compact_span = c_hi - c_lo;
-    h.compact_at = AlignUp(id_end, f.compact.align);
-    h.compact_end = h.compact_at + f.compact.size;
-    h.compact_slot = f.compact.slot;
-    h.extended_slot = f.extended.slot;
-    // Without a plain extended option its range matches no tag (ids have at most 16 bits).
-    h.extended_lo = ~uint64_t{0};
-    h.extended_span = 0;
-    h.extended_plain = f.extended_plain && x_lo <= x_hi && f.extended.size > 0;
-    if (h.extended_plain) {
-      h.extended_lo = x_lo;
-      h.extended_span = x_hi - x_lo;
-      h.extended_at = AlignUp(id_end, f.extended.align);
-      h.extended_end = h.extended_at + f.extended.size;
-      h.extended_id_byte = (h.extended_at + f.extended.id_off) / 8;
-      h.extended_ts_byte = (h.extended_at + f.extended.ts_off) / 8;
-      h.extended_id_mask = 0xffffffff;  // extended_plain: a 32-bit id, then the timestamp
-    }
-    h.enabled = true;
-  } else if (const PlainHeader& p = sp->header_plain; p.enabled && !sp->by_id.empty()) {
-    h.root_mask = p.root_align - 1;
-    h.id_mask = 0;     // the tag is always 0...
-    h.compact_lo = 1;  // ...which the compact range does not hold
-    h.compact_span = 0;
-    h.compact_at = 0;
-    h.compact_end = p.size_bits;
-    h.compact_slot = 1;
-    h.extended_slot = 0;
-    h.extended_lo = 0;  // and the extended range does
-    h.extended_span = 0;
-    h.extended_plain = true;
-    h.extended_at = 0;
-    h.extended_end = p.size_bits;
-    h.extended_id_byte = p.id_off / 8;
-    h.extended_ts_byte = p.ts_off / 8;
-    h.extended_id_mask = p.id_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << p.id_bits) - 1;
-    h.plain = true;
-    h.enabled = true;
-  }
-  // Alignment every header end has (a power of two): the root alignment, lowered by the
-  // header sizes.
-  uint64_t end_align = 1;
-  if (h.enabled) {
-    end_align = std::min<uint64_t>(h.root_mask + 1, h.compact_end & -h.compact_end);
-    if (h.extended_plain) end_align = std::min(end_align, h.extended_end & -h.extended_end);
-  }
-
-  fast_table_.assign(sp->by_id.size(), FastEvent{});
-  steps_.clear();
-  for (size_t id = 0; id < sp->by_id.size(); ++id) {
-    const EventPlan* ep = sp->by_id[id];
-    if (!ep) continue;
-    FastEvent& fe = fast_table_[id];
-    fe.plan = ep;
-    fe.class_index = class_base_ + ep->index;
-    const std::pair<const ScopePlan*, Scope> body[] = {
-        {&sp->event_context, Scope::kStreamEventContext},
-        {&ep->context, Scope::kEventContext},
-        {&ep->payload, Scope::kEventPayload},
-    };
-    bool fixed = true, aligned = false;
-    for (const auto& [plan, scope] : body) {
-      if (!plan->present) continue;
-      if (!plan->fixed) {
-        fixed = false;
-        break;
-      }
-      aligned |= plan->fixed_align_bits > end_align;
-      fe.parts[fe.num_parts++] = {slots_[static_cast<int>(scope)].data(),
-                                  uint64_t{plan->fixed_align_bits} - 1, plan->fixed_bits};
-    }
-    if (!fixed || aligned) {
-      // Steps when every scope is fixed or made of fixed runs and strings, else the ops.
-      fe.num_parts = 0;
-      fe.body = FastEvent::kWalk;
-      const size_t first = steps_.size();
-      bool simple = true;
-      for (const auto& [plan, scope] : body) {
-        if (plan->present)
-          simple = simple && AppendSteps(*plan, slots_[static_cast<int>(scope)].data(), &steps_);
-      }
-      if (simple) {
-        fe.body = FastEvent::kSteps;
-        fe.first_step = static_cast<uint32_t>(first);
-        fe.num_steps = static_cast<uint32_t>(steps_.size() - first);
-        if (h.enabled) NoteTrailingString(&fe, end_align);
-      } else {
-        steps_.resize(first);
-      }
-    } else {
-      // From a position aligned to end_align, aligning to a divisor of it is static.
-      uint64_t rel = 0;
-      for (unsigned i = 0; i < fe.num_parts; ++i) {
-        FastEvent::Part& part = fe.parts[i];
-        const uint64_t at = AlignUp(rel, part.align_mask + 1);
-        rel = at + part.bits;
-        part.bits = at;
-        part.align_mask = 0;
-      }
-      fe.body = FastEvent::kStatic;
-      fe.body_bits = rel;
-    }
-  }
-  fast_events_ = fast_table_.data();
-  num_fast_events_ = fast_table_.size();
-  PrepareStaticLayouts();
-  PrepareRunTable();
-}
-
-void StreamCursor::NoteTrailingString(FastEvent* fe, uint64_t end_align) const {
-  // From a header end aligned to end_align, a step aligned to a divisor of it lands at a
-  // constant offset, as in a kStatic body. The string must be the last step and start on
-  // a byte (RunSteps' test), which needs a header end on a byte.
-  if (fe->num_steps == 0 || end_align < 8) return;
-  const Step* steps = steps_.data() + fe->first_step;
-  uint64_t rel = 0;
-  for (uint32_t i = 0; i < fe->num_steps; ++i) {
-    const Step& st = steps[i];
-    if (st.align_mask + 1 > end_align || st.string != (i + 1 == fe->num_steps)) return;
-    // The slot must be one PrepareStaticLayouts can place: in a body scope's array, within
-    // the length each StaticLayout array has.
-    bool placed = false;
-    for (int s = 3; s < kNumScopes; ++s) {
-      const uint64_t* first = slots_[s].data();
-      const size_t length = std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
-      placed |= st.slot >= first && st.slot < first + std::min(length, slots_[s].size());
-    }
-    if (!placed) return;
-    rel = AlignUp(rel, st.align_mask + 1) + st.bits;
-  }
-  if (rel & 7) return;
-  fe->trailing_string = true;
-  fe->body_bits = rel;
-}
-
-void StreamCursor::PrepareRunTable() {
-  const LttngHeader& h = lttng_;
-  run_end_.clear();
-  run_step_.clear();
-  run_ext_end_.clear();
-  run_ext_step_.clear();
-  // The loop counts header starts in bytes: the root alignment must be whole bytes.
-  if (!h.enabled || !clock_is_ns_ || h.id_mask >= kMaxRunTags || (h.root_mask & 7) != 7) return;
-  // An event of id `id` under a header that ends `header_bits` from its start.
-  const auto set = [&](uint64_t id, uint64_t header_bits, uint64_t* end, uint64_t* step) {
-    // Ids past the table are not declared: left to Next(), which reports them.
-    if (id >= fast_table_.size()) return;
-    const FastEvent& fe = fast_table_[id];
-    const uint64_t end_bits = header_bits + fe.body_bits;  // for a string, where it starts
-    // An event this large is left to Next(), which reports it or decodes it.
-    if (!HasStaticSlots(fe) || end_bits > EventRecord::kMaxAt) return;
-    *step = uint64_t{fe.class_index} << 32;
-    if (fe.trailing_string) {
-      *end = kStringTag + end_bits;
-      return;
-    }
-    *end = end_bits;
-    *step |= AlignUp(end_bits, h.root_mask + 1) / 8;
-  };
-  run_end_.assign(h.id_mask + 1, kNotInRun);
-  run_step_.assign(h.id_mask + 1, 0);
-  for (uint64_t tag = 0; tag <= h.id_mask; ++tag) {
-    // Tested in DecodeEvent's order: the compact range first.
-    if (tag - h.compact_lo <= h.compact_span) {
-      set(tag, h.compact_end, &run_end_[tag], &run_step_[tag]);
-    } else if (tag - h.extended_lo <= h.extended_span) {
-      run_end_[tag] = kExtendedTag;
-    }
-  }
-  if (h.extended_plain) {
-    run_ext_end_.assign(fast_table_.size(), kNotInRun);
-    run_ext_step_.assign(fast_table_.size(), 0);
-    for (uint64_t id = 0; id < fast_table_.size(); ++id)
-      set(id, h.extended_end, &run_ext_end_[id], &run_ext_step_[id]);
-  }
-  // LTTng's `event_header_compact`: a 5-bit id (31 for the extended option), a 27-bit
-  // timestamp, byte-aligned; then the extended option, if any, a 32-bit id and a 64-bit
-  // timestamp, byte-aligned.
-  run_lttng_header_ = h.id_mask == 31 && h.ts_shift == 5 && h.ts_mask == (uint64_t{1} << 27) - 1 &&
-                      h.root_mask == 7 &&
-                      (!h.extended_plain || (h.extended_end == kLttngExtendedEnd &&
-                                             h.extended_id_byte == kLttngExtendedIdByte &&
-                                             h.extended_ts_byte == kLttngExtendedTsByte));
-}
-
-void StreamCursor::PrepareStaticLayouts() {
-  const LttngHeader& h = lttng_;
-  static_layouts_.assign(size_t{trace_->plan().num_event_classes} * 2, StaticLayout{});
-  // One slot array per event scope and static (class, option), each at least
-  // kMinSlotArray long as the cursor's own are; unused slots stay kAbsent.
-  size_t scope_size[kNumScopes] = {};
-  size_t set_size = 0;
-  for (int s = 2; s < kNumScopes; ++s) {
-    scope_size[s] = std::max<size_t>(stream_plan_->max_slots[s], kMinSlotArray);
-    set_size += scope_size[s];
-  }
-  const int options = h.extended_plain ? 2 : 1;
-  // A plain header has the extended option only: one set per class, not two.
-  const int filled = h.plain ? 1 : options;
-  // Field tables where an 8-byte load at any byte of a packet's content stays in the
-  // buffer (ChunkedStreamFile::padded) and every event starts on a byte.
-  const bool place_fields = h.enabled && file_.padded() && (h.root_mask & 7) == 7;
-  size_t sets = 0, field_entries = 0;
-  for (const FastEvent& fe : fast_table_) {
-    if (!HasStaticSlots(fe)) continue;
-    ++sets;
-    field_entries += (fe.plan->fields.size() + 1) * filled;
-  }
-  static_slots_.assign(h.enabled ? sets * filled * set_size : 0, kAbsent);
-  uint64_t* next = static_slots_.data();
-  static_fields_.assign(place_fields ? field_entries : 0, StaticField{});
-  StaticField* next_fields = static_fields_.data();
-  for (const FastEvent& fe : fast_table_) {
-    if (!fe.plan) continue;
-    for (int option = 0; option < 2; ++option) {
-      StaticLayout& l = static_layouts_[size_t{fe.plan->index} * 2 + option];
-      l.plan = fe.plan;
-      if (!h.enabled || !HasStaticSlots(fe) || option >= options || (h.plain && option == 0))
-        continue;
-      uint64_t* scope_slots[kNumScopes] = {};
-      for (int s = 2; s < kNumScopes; ++s) {
-        scope_slots[s] = next;
-        l.slots[s - 2] = next;
-        next += scope_size[s];
-      }
-      // As DecodeEvent's static path writes them, less the header start.
-      uint64_t* header = scope_slots[static_cast<int>(Scope::kEventHeader)];
-      header[0] = 0;
-      header[h.compact_slot] = option == 0 ? h.compact_at : kAbsent;
-      header[h.extended_slot] = option == 1 ? h.extended_at : kAbsent;
-      const uint64_t body = option == 0 ? h.compact_end : h.extended_end;
-      for (unsigned i = 0; i < fe.num_parts; ++i) {
-        for (int s = 3; s < kNumScopes; ++s) {
-          if (fe.parts[i].slot == slots_[s].data()) scope_slots[s][0] = body + fe.parts[i].bits;
-        }
-      }
-      if (fe.trailing_string) {  // as RunSteps writes them (NoteTrailingString placed each)
-        uint64_t rel = 0;
-        const Step* steps = steps_.data() + fe.first_step;
-        for (uint32_t i = 0; i < fe.num_steps; ++i) {
-          rel = AlignUp(rel, steps[i].align_mask + 1);
-          for (int s = 3; s < kNumScopes; ++s) {
-            const uint64_t* first = slots_[s].data();
-            if (steps[i].slot >= first && steps[i].slot < first + slots_[s].size())
-              scope_slots[s][steps[i].slot - first] = body + rel;
-          }
-          rel += steps[i].bits;
-        }
-      }
-      if (place_fields) {
-        l.fields = next_fields;
-        next_fields[0] = {.byte = static_cast<uint32_t>(fe.plan->fields.size() + 1), .shift = -1};
-        for (size_t i = 0; i < fe.plan->fields.size(); ++i) {
-          const PlanNode& n = *fe.plan->fields[i].node;
-          const int s = static_cast<int>(n.loc.scope);
-          const uint64_t anchor = s >= 2 && s < kNumScopes && n.loc.slot < scope_size[s]
-                                      ? scope_slots[s][n.loc.slot]
-                                      : kAbsent;
-          next_fields[i + 1] =
-              StaticFieldOf(n, anchor == kAbsent ? kAbsent : anchor + n.loc.offset_bits);
-        }
-        next_fields += fe.plan->fields.size() + 1;
-      }
-    }
-  }
 }
 
 bool StreamCursor::DecodeEvent() {
@@ -776,7 +508,7 @@ bool StreamCursor::DecodeEvent() {
   } else {
     return DecodeEventGeneric();
   }
-  // Compact ids are below the table's size (PrepareFastPath bounds compact_span). An
+  // Compact ids are below the table's size (FastPathTables bounds compact_span). An
   // undeclared id has no plan and a kWalk body.
   const FastEvent& fe = fast_events_[id];
   const EventPlan* ep = fe.plan;
@@ -788,7 +520,7 @@ bool StreamCursor::DecodeEvent() {
     hs[extended_slot] = extended_at;
     return DecodeBody(fe, pos, clock);
   }
-  const uint32_t class_index = fe.class_index;
+  const uint32_t plan_index = fe.plan_index;
   const uint64_t body = pos;
   pos += fe.body_bits;
   if (pos > end) return DecodeEventGeneric();  // reports the overrun
@@ -800,15 +532,15 @@ bool StreamCursor::DecodeEvent() {
   // stores cost no loop counter or branch per part.
   const FastEvent::Part* parts = fe.parts;
   if (n == 1) [[likely]] {  // a payload alone, the usual kernel event
-    *parts[0].slot = body + parts[0].bits;
+    hs[parts[0].slot] = body + parts[0].bits;
   } else {
     switch (n) {
       case 3:
-        *parts[2].slot = body + parts[2].bits;
+        hs[parts[2].slot] = body + parts[2].bits;
         [[fallthrough]];
       case 2:
-        *parts[1].slot = body + parts[1].bits;
-        *parts[0].slot = body + parts[0].bits;
+        hs[parts[1].slot] = body + parts[1].bits;
+        hs[parts[0].slot] = body + parts[0].bits;
         break;
       default:
         break;
@@ -816,18 +548,19 @@ bool StreamCursor::DecodeEvent() {
   }
   // The header is never empty here (compact.size > 0, extended_end > extended_at), so the
   // event made progress.
-  static_start_ = base;  // NextNotingLayout: PrepareStaticLayouts made this layout
-  Finish(ep, class_index, pos, clock);
+  static_start_ = base;  // NextNotingLayout: this is the class's StaticLayout
+  Finish(ep, plan_index, pos, clock);
   return true;
 }
 
 uint32_t StreamCursor::NextStaticRun(EventRecord* out, uint32_t max) {
   // Only after an event decoded in this packet, as Finish left it: the last timestamp is
   // the clock value plus the offset (nothing clamped; see StaticRunLoop).
-  if (pos_ >= fast_end_ || run_end_.empty() || content_end_ < 64 ||
+  if (pos_ >= fast_end_ || !static_runs_ || content_end_ < 64 ||
       last_ts_ != clock_ + clock_offset_ns_)
     return 0;
-  return run_lttng_header_ ? StaticRunLoop<true>(out, max) : StaticRunLoop<false>(out, max);
+  return static_runs_->lttng_header ? StaticRunLoop<true>(out, max)
+                                    : StaticRunLoop<false>(out, max);
 }
 
 template <bool kLttngHeader>
@@ -840,19 +573,22 @@ uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
   // DecodeEvent), and the start must fit a record.
   const uint64_t limit = std::min<uint64_t>(end - 64, EventRecord::kMaxAt) / 8;
   const uint8_t* const data = data_;
-  const uint64_t* const run_end = run_end_.data();
-  const uint64_t* const run_step = run_step_.data();
-  const uint64_t* const ext_end = run_ext_end_.data();
-  const uint64_t* const ext_step = run_ext_step_.data();
-  const uint64_t num_ext = run_ext_end_.size();
+  const StaticRunTables& r = *static_runs_;
+  const uint64_t* const run_end = r.end.data();
+  const uint64_t* const run_step = r.step.data();
+  const uint64_t* const ext_end = r.ext_end.data();
+  const uint64_t* const ext_step = r.ext_step.data();
+  const uint64_t num_ext = r.ext_end.size();
   const uint64_t offset = clock_offset_ns_;
   const uint64_t root_mask = kLttngHeader ? 7 : h.root_mask;
   const uint64_t id_mask = kLttngHeader ? 31 : h.id_mask;
   const uint64_t ts_mask = kLttngHeader ? (uint64_t{1} << 27) - 1 : h.ts_mask;
   const uint32_t ts_shift = kLttngHeader ? 5 : h.ts_shift;
-  const uint64_t extended_end = kLttngHeader ? kLttngExtendedEnd : h.extended_end;
-  const uint64_t extended_id_byte = kLttngHeader ? kLttngExtendedIdByte : h.extended_id_byte;
-  const uint64_t extended_ts_byte = kLttngHeader ? kLttngExtendedTsByte : h.extended_ts_byte;
+  const uint64_t extended_end = kLttngHeader ? StaticRunTables::kLttngExtendedEnd : h.extended_end;
+  const uint64_t extended_id_byte =
+      kLttngHeader ? StaticRunTables::kLttngExtendedIdByte : h.extended_id_byte;
+  const uint64_t extended_ts_byte =
+      kLttngHeader ? StaticRunTables::kLttngExtendedTsByte : h.extended_ts_byte;
   [[maybe_unused]] const uint64_t extended_id_mask = h.extended_id_mask;
   uint64_t pos = pos_, clock = clock_;
   // Header starts are aligned, so each one is the last plus the last event's size rounded
@@ -865,11 +601,11 @@ uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
     std::memcpy(&w, data + start, 8);
     const uint64_t tag = w & id_mask;
     const uint64_t start_bits = start * 8;
-    // The event's entries in the run tables (run_end_, run_step_, or their extended
+    // The event's entries in the run tables (end, step, or their extended
     // twins), its clock value and header option.
     uint64_t end_bits = run_end[tag], step, c;
     uint32_t option;
-    if (end_bits != kExtendedTag) [[likely]] {
+    if (end_bits != StaticRunTables::kExtendedTag) [[likely]] {
       step = run_step[tag];
       // The clock's low bits are the field; the field wrapped when it is below them. As a
       // difference modulo the field's range: 3 operations, no select.
@@ -893,12 +629,12 @@ uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
       option = 1;
     }
     uint64_t event_end, next_start;
-    if (end_bits < kStringTag) [[likely]] {  // a static body
+    if (end_bits < StaticRunTables::kStringTag) [[likely]] {  // a static body
       event_end = start_bits + end_bits;
       next_start = start + static_cast<uint32_t>(step);
-    } else if (end_bits < kNotInRun) {  // a body that a string ends
+    } else if (end_bits < StaticRunTables::kNotInRun) {  // a body that a string ends
       // As RunSteps: the string starts before the content's end and ends within it.
-      const uint64_t string_at = start_bits + (end_bits - kStringTag);
+      const uint64_t string_at = start_bits + (end_bits - StaticRunTables::kStringTag);
       if (string_at >= end) break;
       const uint8_t* str = data + string_at / 8;
       const uint8_t* nul = FindNul(str, (end - string_at) >> 3);
@@ -928,50 +664,16 @@ uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
   return n;
 }
 
-bool StreamCursor::AppendSteps(const ScopePlan& plan, uint64_t* slots, std::vector<Step>* steps) {
-  if (plan.fixed) {
-    steps->push_back({slots, uint64_t{plan.fixed_align_bits} - 1, plan.fixed_bits, false});
-    return true;
-  }
-  // The compiler emits, per run of fields at constant offsets from one another: a mark of a
-  // new slot, then (before a string or at the end) a sync to that slot plus the run's size.
-  Step* open = nullptr;  // the step of the last mark, until its sync
-  bool synced = false;
-  for (const Op& op : plan.ops) {
-    switch (op.code) {
-      case OpCode::kMark:
-        if (open && !synced) return false;  // a mark while the previous run's end is unknown
-        steps->push_back({slots + op.slot, uint64_t{op.align_bits} - 1, 0, false});
-        open = &steps->back();
-        synced = false;
-        break;
-      case OpCode::kSync:
-        if (!open || synced || open->slot != slots + op.slot) return false;
-        open->bits = op.offset_bits;
-        synced = true;
-        break;
-      case OpCode::kString:
-        if (!open || !synced || open->string) return false;
-        open->string = true;
-        break;
-      case OpCode::kEnd:
-        return open && synced;
-      default:
-        return false;
-    }
-  }
-  return false;
-}
-
 bool StreamCursor::RunSteps(const FastEvent& fe, uint64_t* pos) const {
-  const Step* s = steps_.data() + fe.first_step;
-  const Step* const last = s + fe.num_steps;
+  const BodyStep* s = steps_ + fe.first_step;
+  const BodyStep* const last = s + fe.num_steps;
+  uint64_t* const slots = header_slots_;
   const uint64_t end = content_end_;
   const uint8_t* data = data_;
   uint64_t p = *pos;
   for (; s != last; ++s) {
     p = (p + s->align_mask) & ~s->align_mask;
-    *s->slot = p;
+    slots[s->slot] = p;
     p += s->bits;
     if (p > end) return false;
     if (s->string) {
@@ -998,7 +700,7 @@ bool StreamCursor::DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock)
     clock_ = clock;  // as the generic path leaves it if the walk fails
     if (!WalkBody(fe.plan, &pos)) return false;
   }
-  Finish(fe.plan, fe.class_index, pos, clock);
+  Finish(fe.plan, fe.plan_index, pos, clock);
   return true;
 }
 
@@ -1011,7 +713,7 @@ bool StreamCursor::WalkBody(const EventPlan* ep, uint64_t* pos) {
   return true;
 }
 
-inline void StreamCursor::Finish(const EventPlan* ep, uint32_t class_index, uint64_t pos,
+inline void StreamCursor::Finish(const EventPlan* ep, uint32_t plan_index, uint64_t pos,
                                  uint64_t clock) {
   pos_ = pos;
   clock_ = clock;
@@ -1024,7 +726,7 @@ inline void StreamCursor::Finish(const EventPlan* ep, uint32_t class_index, uint
   last_ts_ = ts;
   ++events_;
   event_.plan = ep;
-  event_.class_index = class_index;
+  event_.class_index = class_base_ + plan_index;
   event_.cycles = clock;
   event_.timestamp = ts;
 }
@@ -1049,7 +751,7 @@ bool StreamCursor::DecodeEventGeneric() {
   if (ep->context.present && !RunScope(ep->context, Scope::kEventContext, &pos)) return false;
   if (ep->payload.present && !RunScope(ep->payload, Scope::kEventPayload, &pos)) return false;
   if (pos == pos_) return Error(DataLoss("event decodes to zero bits; cannot make progress"));
-  Finish(ep, class_base_ + ep->index, pos, clock_);
+  Finish(ep, ep->index, pos, clock_);
   return true;
 }
 

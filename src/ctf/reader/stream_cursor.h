@@ -2,6 +2,8 @@
 //
 // The file's bytes come from a ChunkedStreamFile: a few chunks holding whole packets, reused
 // once the cursor, or the thread still reading its events (LimitReleaseTo), is past them.
+// Events take the fast paths that the stream class's FastPathTables describe, and the
+// plan's ops wherever those do not apply (they name any problem).
 // Per stream it reports what it had to repair: timestamps that went backwards (clamped to
 // the previous one, so the stream stays ordered), events the tracer discarded (packet
 // context `events_discarded`) and packets missing from the sequence (`packet_seq_num` gaps).
@@ -19,6 +21,7 @@
 #include "ctf/reader/chunked_stream_file.h"
 #include "ctf/reader/event.h"
 #include "ctf/reader/event_record.h"
+#include "ctf/reader/fast_path_tables.h"
 #include "ctf/reader/trace.h"
 
 namespace causeway::ctf {
@@ -117,26 +120,11 @@ class alignas(64) StreamCursor {
   }
   // Slots of event().slots[scope] in use; the array holds at least kMinSlotArray.
   size_t num_slots(int scope) const { return slot_counts_[scope]; }
-  static constexpr size_t kMinSlotArray = 4;
-  // An event class's layout under the LTTng header when its slots are static: its body is
-  // static (FastEvent::kStatic), or static up to a string that ends it (a kSteps body with
-  // `trailing_string`, such as LTTng's net_dev_queue or irq_handler_entry). The slots of
-  // the event header, stream event context, event context and payload, relative to the
-  // header's start, for one header option. Such an event is then known by its start alone:
-  // the decoding pipeline hands it over that way (Event::slot_base) instead of copying its
-  // slots.
-  struct StaticLayout {
-    const EventPlan* plan = nullptr;
-    const uint64_t* slots[4] = {};  // null when the class's slots are not static
-    // Event::static_fields for such an event: 1 + plan->fields.size() entries. Null too
-    // for a stream read with OpenMemory (no slack past the caller's bytes) or whose
-    // header alignment leaves an event's start off a byte.
-    const StaticField* fields = nullptr;
-  };
-  // Indexed by EventPlan::index * 2 + option (0 compact, 1 extended); `plan` is set for
-  // every class of the stream's class. Empty before the first packet; never moves after,
-  // until ReleaseBuffers().
-  const StaticLayout* static_layouts() const { return static_layouts_.data(); }
+  static constexpr size_t kMinSlotArray = FastPathTables::kMinSlotArray;
+  // The stream class's StaticLayouts (FastPathTables::static_layouts), indexed by
+  // EventPlan::index * 2 + option (0 compact, 1 extended). Null before the first packet;
+  // never moves after, until ReleaseBuffers().
+  const StaticLayout* static_layouts() const { return static_layouts_; }
   // For the record NextNotingLayout() just returned: its header start in bits when the
   // decoder's static path, or its steps for a body that a string ends, decoded it (its
   // slots are then its class's StaticLayout for header option static_option(), plus that
@@ -145,7 +133,7 @@ class alignas(64) StreamCursor {
   // (about 20 instructions per event). An event of a static class that the generic path decodes
   // (say, in a packet's last 8 bytes) has none: the pipeline copies its slots.
   uint64_t static_start() const { return static_start_; }
-  // Only a plain extended option reaches the static path (PrepareFastPath).
+  // Only a plain extended option reaches the static path (FastPathTables::header).
   uint32_t static_option() const { return header_slots_[lttng_.compact_slot] == kAbsent; }
   static constexpr uint64_t kNoStaticLayout = ~uint64_t{0};
   // Decodes up to `max` more events of the current packet into `out`, as long as each is
@@ -169,22 +157,20 @@ class alignas(64) StreamCursor {
   // how far it is done instead: chunks are then reused only when they end at or below
   // `offset`.
   void LimitReleaseTo(uint64_t offset) { file_.LimitReleaseTo(offset); }
-  // Frees the bytes held and the static layouts, once the stream has ended and nobody
-  // reads its events any more (the decoding pipeline, whose cursors keep them for the
-  // merge; an inline read frees them at the end by itself). The layouts' slots take some
-  // 16 KB per LTTng kernel stream: a recording of many rotated chunks holds a cursor per
+  // Frees the bytes held, once the stream has ended and nobody reads its events any more
+  // (the decoding pipeline, whose cursors keep them for the merge; an inline read frees
+  // them at the end by itself): a recording of many rotated chunks holds a cursor per
   // stream file of every chunk.
   void ReleaseBuffers() {
     file_.ReleaseAll();
-    std::vector<StaticLayout>().swap(static_layouts_);
-    std::vector<uint64_t>().swap(static_slots_);
-    std::vector<StaticField>().swap(static_fields_);
+    static_layouts_ = nullptr;
+    std::vector<StaticLayout>().swap(layouts_without_fields_);
   }
 
  private:
   bool Fail(Status s);
   void SizeHeaderSlots();
-  void SizeSlots(int scope, size_t n);
+  void SizePacketSlots(int scope, size_t n);
   bool NextSlow();
   bool FailDecode();
   Status StartPacket();
@@ -198,28 +184,16 @@ class alignas(64) StreamCursor {
   // path notes the event's static_start().
   bool DecodeEvent();
   bool DecodeEventGeneric();
-  // Sets up the fast path's tables once the stream class is known.
-  void PrepareFastPath();
-  // Fills static_layouts_ (after the fast table, from its kStatic entries and its kSteps
-  // ones with trailing_string).
-  void PrepareStaticLayouts();
-  // Fills run_end_ and run_step_ (after the fast table) for NextStaticRun.
-  void PrepareRunTable();
+  // Sizes the event slots and takes the stream class's FastPathTables, once it is known.
+  void UseFastPathTables(const FastPathTables& tables);
   // The body walk of a kWalk event after the fast header.
   bool WalkBody(const EventPlan* ep, uint64_t* pos);
-  struct FastEvent;
   // A kSteps or kWalk body from `pos`, after the fast header; out of line to keep the
   // fast path's register use low.
   [[gnu::noinline]] bool DecodeBody(const FastEvent& fe, uint64_t pos, uint64_t clock);
-  // Whether the fast table's kSteps entry `fe` has static slots under a header end aligned
-  // to `end_align` bits, up to a string that ends it; then sets its trailing_string and
-  // body_bits.
-  void NoteTrailingString(FastEvent* fe, uint64_t end_align) const;
-  bool HasStaticSlots(const FastEvent& fe) const {
-    return fe.plan && (fe.body == FastEvent::kStatic || fe.trailing_string);
-  }
-  // Shared tail: timestamp (clamped), statistics and the event's fields.
-  void Finish(const EventPlan* ep, uint32_t class_index, uint64_t pos, uint64_t clock);
+  // Shared tail: timestamp (clamped), statistics and the event's fields (`plan_index` is
+  // EventPlan::index).
+  void Finish(const EventPlan* ep, uint32_t plan_index, uint64_t pos, uint64_t clock);
   // Runs a scope's ops from bit `*pos` of the current packet.
   bool Run(const ScopePlan& plan, Scope scope, uint64_t* pos);
   // Runs a scope, taking the fixed-layout shortcut when the plan allows it.
@@ -245,76 +219,16 @@ class alignas(64) StreamCursor {
   // Clock value -> ns in the analysis timebase (clock class conversion, then the transform).
   uint64_t ToNs(uint64_t cycles);
 
-  // What DecodeEvent needs for one event id of the stream class, in one place. 128 bytes,
-  // so that finding an id's entry is a shift, not a multiplication, on the path from one
-  // event's header to the next one's.
-  struct alignas(128) FastEvent {
-    enum Body : uint8_t {
-      // Every present body scope (stream event context, event context, payload) has a fixed
-      // layout, and none needs more alignment than the header end guarantees: each scope
-      // starts at a constant offset from the header end.
-      kStatic,
-      // Fixed runs and strings only (no sequence, loop or variant), or fixed layouts that
-      // must align at run time: a short list of steps (align, mark, skip fixed bits, skip a
-      // string) instead of the plan's ops.
-      kSteps,
-      // Some scope depends on the data in other ways: the plan's ops walk it.
-      kWalk,
-    };
-    const EventPlan* plan = nullptr;  // nullptr: the id is not declared (then body is kWalk)
-    uint32_t class_index = 0;
-    Body body = kWalk;
-    uint8_t num_parts = 0;
-    // kSteps: every step's place is a constant offset from the header end, and only the
-    // last one skips a string, byte-aligned: the event's slots are static
-    // (PrepareStaticLayouts) and only its end depends on the data.
-    bool trailing_string = false;
-    // kStatic: from the header end to the event end; kSteps with trailing_string: to the
-    // string's start.
-    uint64_t body_bits = 0;
-    uint32_t first_step = 0, num_steps = 0;  // kSteps: in steps_
-    struct Part {
-      uint64_t* slot;       // the scope's slot 0
-      uint64_t align_mask;  // while preparing: alignment - 1
-      uint64_t bits;        // kStatic: offset from the header end
-    } parts[3] = {};
-  };
-  // One step of a kSteps body: align, mark the scope slot, skip `bits`, then a string if
-  // `string`. Scopes whose ops are marks, syncs to the last mark and strings compile to it.
-  struct Step {
-    uint64_t* slot;
-    uint64_t align_mask;
-    uint64_t bits;
-    bool string;
-  };
-  // Appends `plan`'s steps (its slots in `slots`); false when its ops are not that simple.
-  static bool AppendSteps(const ScopePlan& plan, uint64_t* slots, std::vector<Step>* steps);
+  // A kSteps body's steps from `*pos`; false at any problem (the generic path names it).
   bool RunSteps(const FastEvent& fe, uint64_t* pos) const;
-
-  // LTTng compact/large header constants (HeaderFastPath with one_window), precomputed
-  // relative to the root-aligned header start. Valid when `enabled`. A plain header
-  // (PlainHeader, `plain`) is set up as an extended option that every event takes: the id
-  // mask reads a tag of 0, which only the extended range holds; the compact option's
-  // absence is noted in header slot 1, which a plain header does not use.
-  struct LttngHeader {
-    bool enabled = false;
-    bool plain = false;
-    bool extended_plain = false;
-    uint64_t root_mask = 0;  // root alignment - 1
-    uint64_t id_mask = 0;
-    uint64_t ts_mask = 0;
-    uint32_t ts_shift = 0;
-    uint64_t compact_lo = 0, compact_span = 0;    // tag - lo <= span: compact option
-    uint64_t extended_lo = 0, extended_span = 0;  // same for the extended option
-    uint64_t compact_at = 0, compact_end = 0;     // option start and header end, bits
-    uint64_t extended_at = 0, extended_end = 0;
-    uint64_t extended_id_byte = 0, extended_ts_byte = 0;  // byte offsets from the start
-    uint64_t extended_id_mask = 0;  // the id's bits in an 8-byte load at extended_id_byte
-    uint16_t compact_slot = 0, extended_slot = 0;
-  };
+  // NextStaticRun's loop, with LTTng's header sizes as constants when kLttngHeader
+  // (StaticRunTables::lttng_header).
+  template <bool kLttngHeader>
+  uint32_t StaticRunLoop(EventRecord* out, uint32_t max);
 
   // Hot per-event state first, so the fast path touches few cache lines.
   bool clock_is_ns_ = false;  // freq 1 GHz: ns = cycles + clock_offset_ns_
+  uint32_t class_base_;       // added to EventPlan::index: Event::class_index
   uint64_t pos_ = 0;          // bits, relative to the packet
   uint64_t content_end_ = 0;  // bits, relative to the packet
   // content_end_ while Next() can decode directly (in a packet, no pending record), else 0:
@@ -327,46 +241,24 @@ class alignas(64) StreamCursor {
   uint64_t static_start_ = kNoStaticLayout;  // NextNotingLayout: the static path's header start
   const uint8_t* data_ = nullptr;            // event_.data: the current packet
   uint64_t* header_slots_ = nullptr;         // slots_[kEventHeader]
-  const FastEvent* fast_events_ = nullptr;   // fast_table_.data()
+  // From the stream class's FastPathTables (Trace::fast_path_tables), shared with every
+  // cursor of the class; set at the first packet (UseFastPathTables).
+  const FastEvent* fast_events_ = nullptr;  // events()
   uint64_t num_fast_events_ = 0;
+  // header(), copied beside the hot state: the per-event path reads it without going
+  // through a pointer.
   LttngHeader lttng_;
-  std::vector<FastEvent> fast_table_;
-  std::vector<StaticLayout> static_layouts_;
-  // NextStaticRun's tables, indexed by every tag the id field can hold (at most
-  // kMaxRunTags): what the loop needs from the fast table, 8 bytes a tag in each (an
-  // index the load scales for free), with the header's size included and the step to the
-  // next header start precomputed. Empty when NextStaticRun never applies.
-  // run_end_: for a compact id whose body is static, the compact header and the body in
-  // bits from the header start; for one whose body a string ends (trailing_string),
-  // kStringTag plus the bits from the header start to the string; kExtendedTag for the
-  // extended option's tags; else kNotInRun.
-  std::vector<uint64_t> run_end_;
-  // run_step_: the class index << 32 | the bytes from this header start to the next one
-  // (run_end_ rounded up to the root alignment, at least a byte; 0 for a string's).
-  std::vector<uint64_t> run_step_;
-  // The same for the extended option's ids (its header included), when it is plain: the
-  // loop then needs no fast table entry.
-  std::vector<uint64_t> run_ext_end_;
-  std::vector<uint64_t> run_ext_step_;
-  static constexpr uint64_t kStringTag = uint64_t{1} << 61;
-  static constexpr uint64_t kNotInRun = uint64_t{1} << 62;
-  static constexpr uint64_t kExtendedTag = kNotInRun + 1;
-  static constexpr uint64_t kMaxRunTags = 256;
-  // The header is LTTng's (event_header_compact, or the large one's extended option when
-  // it has one): its sizes are constants in the loop, which frees the registers they would
-  // hold.
-  bool run_lttng_header_ = false;
-  static constexpr uint64_t kLttngExtendedEnd = 104;  // bits: 5-bit tag, 3 pad, id, timestamp
-  static constexpr uint64_t kLttngExtendedIdByte = 1, kLttngExtendedTsByte = 5;
-  template <bool kLttngHeader>
-  uint32_t StaticRunLoop(EventRecord* out, uint32_t max);
-  std::vector<uint64_t> static_slots_;      // the StaticLayouts' slots
-  std::vector<StaticField> static_fields_;  // and their fields
-  std::vector<Step> steps_;
+  const BodyStep* steps_ = nullptr;  // steps()
+  // static_runs(), when the clock is in ns (clock_is_ns_): NextStaticRun's
+  // timestamps are clock values plus an offset.
+  const StaticRunTables* static_runs_ = nullptr;
+  // static_layouts(): the tables', or for a stream read with OpenMemory (no slack past the
+  // caller's bytes for a field's 8-byte load) a copy of them without static fields.
+  const StaticLayout* static_layouts_ = nullptr;
+  std::vector<StaticLayout> layouts_without_fields_;
 
   const Trace* trace_;
   std::optional<FastTransform> transform_;  // absent for the identity
-  uint32_t class_base_;
   StreamStats stats_;
   Status status_;
   Status error_;
@@ -392,7 +284,12 @@ class alignas(64) StreamCursor {
   bool returned_discarded_ = false;
   uint64_t discarded_record_ts_ = 0;
 
-  std::vector<uint64_t> slots_[kNumScopes];
+  // event_.slots: the packet header's and packet context's arrays, then the event scopes'
+  // back to back in event_slots_ as the FastPathTables lay them out (their tables name a
+  // slot by its index there).
+  std::vector<uint64_t> packet_slots_[2];
+  std::vector<uint64_t> event_slots_;
+  uint64_t* slots_[kNumScopes] = {};
   size_t slot_counts_[kNumScopes] = {};
   std::vector<uint64_t> loop_stack_;
   Event event_;

@@ -25,6 +25,8 @@ StatusOr<std::shared_ptr<const MetadataCache::Compiled>> MetadataCache::Get(
   if (!plan.ok())
     return plan.status().WithContext(fmt::format("Cannot compile metadata: file={}/metadata", dir));
   c->plan = std::move(plan).value();
+  for (const auto& stream : c->plan->streams)
+    c->fast_path_tables.push_back(std::make_unique<const FastPathTables>(*c->plan, *stream));
   std::shared_ptr<const Compiled> shared = std::move(c);
   by_text_.emplace(std::move(text), shared);
   return shared;
@@ -56,6 +58,13 @@ StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir, MetadataCac
   if (t->hostname_.empty()) t->hostname_ = t->trace_class().EnvString("host");
   if (t->hostname_.empty()) t->hostname_ = fs::path(dir).lexically_normal().filename().string();
   return t;
+}
+
+const FastPathTables& Trace::fast_path_tables(const StreamPlan& stream) const {
+  const auto& streams = compiled_->plan->streams;
+  size_t i = 0;
+  while (streams[i].get() != &stream) ++i;
+  return *compiled_->fast_path_tables[i];
 }
 
 uint64_t Trace::CyclesToNs(const ClockClass* clock, uint64_t cycles) const {

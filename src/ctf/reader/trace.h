@@ -9,18 +9,21 @@
 #include "base/status.h"
 #include "ctf/metadata/trace_class.h"
 #include "ctf/plan/decode_plan.h"
+#include "ctf/reader/fast_path_tables.h"
 
 namespace causeway::ctf {
 
-// Parsed metadata and its compiled plans, shared by the traces whose metadata text is the
-// same: the chunks of a rotated recording (one per `lttng rotate`, hundreds in a long
-// session) each carry a copy of the same metadata, which would otherwise be parsed and
-// compiled, and held, once per chunk.
+// Parsed metadata, its compiled plans and the cursors' tables made from them, shared by the
+// traces whose metadata text is the same: the chunks of a rotated recording (one per `lttng
+// rotate`, hundreds in a long session) each carry a copy of the same metadata, which would
+// otherwise be parsed and compiled, and held, once per chunk.
 class MetadataCache {
  public:
   struct Compiled {
     std::unique_ptr<TraceClass> trace_class;
     std::unique_ptr<TracePlan> plan;  // points into trace_class: declared after it
+    // One per stream class, in plan->streams' order; they point into plan.
+    std::vector<std::unique_ptr<const FastPathTables>> fast_path_tables;
   };
   // The compiled form of `text`, compiled now unless a trace with the same text was.
   StatusOr<std::shared_ptr<const Compiled>> Get(std::string text, const std::string& dir);
@@ -40,6 +43,8 @@ class Trace {
   const std::string& dir() const { return dir_; }
   const TraceClass& trace_class() const { return *compiled_->trace_class; }
   const TracePlan& plan() const { return *compiled_->plan; }
+  // The tables of stream class `stream` (one of plan().streams), for its cursors.
+  const FastPathTables& fast_path_tables(const StreamPlan& stream) const;
   const std::vector<std::string>& stream_paths() const { return stream_paths_; }
   // env.hostname (LTTng) or env.host (perf), else the directory name.
   const std::string& hostname() const { return hostname_; }
