@@ -54,7 +54,16 @@ struct DecodedBatch {
   uint32_t event_header_slots = 0, stream_event_context_slots = 0;
   uint64_t release_from = 0;  // no event of this or a later batch lies before this offset
   uint64_t bytes_consumed = 0;
+  // The stream's statistics before the batch, after it, and after each event where they
+  // changed other than by one more event (StreamCursor::stats_changes): so that a read
+  // stopped within the batch reports what it read (BufferedStream::stats).
+  StreamStats stats_before;
   StreamStats stats;
+  struct StatsMark {
+    uint32_t event;  // index in events
+    StreamStats stats;
+  };
+  std::vector<StatsMark> marks;
   bool last = false;  // the stream ends after these events; `status` says how
   Status status;
 };
@@ -237,6 +246,9 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
                                     : r->done_offset.load(std::memory_order_acquire));
   b.release_from = c.packet_offset();
   b.class_base = c.class_base();
+  b.stats_before = c.stats();
+  b.marks.clear();
+  uint64_t stats_changes = c.stats_changes();
   const uint8_t* packet_data = nullptr;
   uint64_t clock_offset = 0;
   // Slots are written through a pointer into b.slots.
@@ -263,6 +275,10 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
       break;
     }
     const Event& e = c.event();
+    if (c.stats_changes() != stats_changes) [[unlikely]] {
+      stats_changes = c.stats_changes();
+      b.marks.push_back({n, c.stats()});
+    }
     EventRecord& d = records[n];
     d.timestamp = e.timestamp;
     d.class_index = e.class_index;
@@ -624,6 +640,24 @@ void BufferedStream::LoadExtra(const EventRecord& d) {
   }
 }
 
-StreamStats BufferedStream::stats() const { return batch_ ? batch_->stats : ring_->initial_stats; }
+StreamStats BufferedStream::stats() const {
+  if (!batch_) return ring_->initial_stats;
+  if (index_ >= count_) return batch_->stats;
+  // Part of the batch taken: the statistics as of its last event taken, from the last mark
+  // at or before it and one more event for each after the mark (with its time).
+  const DecodedBatch& b = *batch_;
+  StreamStats s = b.stats_before;
+  uint32_t counted = 0;  // the events s covers
+  for (const DecodedBatch::StatsMark& m : b.marks) {
+    if (m.event >= index_) break;
+    s = m.stats;
+    counted = m.event + 1;
+  }
+  if (index_ > counted) {
+    s.events += index_ - counted;
+    s.last_ts = b.events[index_ - 1].timestamp;
+  }
+  return s;
+}
 
 }  // namespace causeway::ctf

@@ -62,7 +62,8 @@ class alignas(64) BufferedStream {
   }
   const Event& event() const { return event_; }
   const Status& status() const { return status_; }
-  // As of the batch being read: what the cursor had decoded when it finished that batch.
+  // As of the last event taken: what reading the stream alone up to there gives (events
+  // decoded ahead in the batch are not counted).
   StreamStats stats() const;
   uint64_t bytes_consumed() const { return bytes_consumed_; }
 
