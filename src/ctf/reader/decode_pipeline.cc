@@ -445,6 +445,7 @@ uint32_t DecodePipeline::JoinSuccessor(uint32_t s, Status* status) {
       std::vector<DecodedPacket>().swap(b.packets);
       std::vector<DecodedExtra>().swap(b.extras);
       std::vector<uint64_t>().swap(b.slots);
+      std::vector<DecodedBatch::StatsMark>().swap(b.marks);
     }
     ring.released.store(true, std::memory_order_release);
     WakeWorkers();  // the chunk after the next may be decoded now
