@@ -238,15 +238,21 @@ int ChildBound(const std::string& dir) {
     base = std::min(base, streams[i].front().timestamp);
     latest = std::max(latest, streams[i][streams[i].size() - 2].timestamp);
   }
-  if (streams.size() > 4 && !Losers::Fits(leaves, base, latest)) {
-    std::fprintf(stderr, "bound: times too far apart for the tree of losers' keys\n");
+  if (streams.size() <= 4 ? !causeway::ctf::MergeTreeSteps<4, Record>::Fits(latest)
+                          : !Losers::Fits(leaves, base, latest)) {
+    std::fprintf(stderr, "bound: times too far apart for the trees' keys\n");
     return 1;
   }
   auto merge = [&](auto&& take) {  // over the next power of two of the streams
     auto run = [&]<size_t P>() {
       std::array<const Record*, P> at;
       for (size_t i = 0; i < P; ++i) at[i] = first[i];
-      causeway::ctf::MergeTree<P>(at, events, take);
+      causeway::ctf::MergeTreeSteps<P, Record> tree;
+      tree.Start(at);
+      tree.TakeRest(events, [&](size_t leaf, const Record* r) {
+        take(leaf, r);
+        return true;
+      });
     };
     if (streams.size() <= 2) return run.template operator()<2>();
     if (streams.size() <= 4) return run.template operator()<4>();

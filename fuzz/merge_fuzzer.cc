@@ -1,20 +1,21 @@
 // libFuzzer target, differential: the merge of many streams, read four ways, must agree.
 //
 // The input is a recipe for a trace, written with our CtfWriter into a temporary directory:
-// how many streams (up to 24: the decoding pipeline merges runs of up to 4 on its 4-leaf
-// tree and more on a tree of losers, the inline merge up to 16 on sorted heads and more on
-// a heap), in one trace or two (the second with its clock origin a few ns later,
-// and maybe mapped through a clock transform with a slope, as multi-host synchronization
-// does), LTTng's compact event header or perf's plain one, the packet size, then events on chosen
-// streams with small time steps (ties across streams all the time), jumps past the compact header's
-// 27 bits, events at the clock's last value (UINT64_MAX, where the decoding pipeline's end-of-batch
-// markers sit), and discarded events; maybe rotations (each trace a recording cut into chunks
-// by CtfWriter::Rotate, which leaves an idle stream's file empty or, as LTTng does, closes it
-// with a packet of no event); maybe the 32-bit field of one class declared afterwards as
-// fields off byte boundaries over the same bits (ReshapeTick); last, bytes flipped in the stream
-// files (errors mid-stream, events that go back in time, broken packet sizes). The trace is then
-// read:
-//   - merged, decoded in the caller's thread (the reference);
+// how many streams (up to 24: the merge takes runs of up to 4 on its 4-leaf tree and more
+// on a tree of losers, and those their keys cannot hold on a heap), in one trace or two (the second
+// with its clock origin a few ns later, and maybe mapped through a clock transform with a slope, as
+// multi-host synchronization does), LTTng's compact event header or perf's plain one, the packet
+// size, then events on chosen streams with small time steps (ties across streams all the time),
+// jumps past the compact header's 27 bits, events at the clock's last value (UINT64_MAX, where the
+// decoding pipeline's end-of-batch markers sit), and discarded events; maybe rotations (each trace
+// a recording cut into chunks by CtfWriter::Rotate, which leaves an idle stream's file empty or, as
+// LTTng does, closes it with a packet of no event); maybe the 32-bit field of one class declared
+// afterwards as fields off byte boundaries over the same bits (ReshapeTick); last, bytes flipped in
+// the stream files (errors mid-stream, events that go back in time, broken packet sizes). The trace
+// is then read:
+//   - merged, decoded in the caller's thread (the reference), and checked against what a
+//     merge must give: time never going back, each stream's events in its own order, as
+//     the stream read alone gives them;
 //   - merged through the decoding pipeline with 1 to 3 threads and batches of 1 to 16
 //     events (so that each run of the merge is cut at many batch ends), the events taken
 //     by Next(), by EventReader::ForEach, or by ForEach stopped every few events with a
@@ -33,7 +34,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -101,6 +104,9 @@ struct Traces {
 
 struct Read {
   std::vector<std::string> events;
+  // Each event's stream and timestamp (ReadMerged), or each stream's event lines (Scan).
+  std::vector<std::pair<uint32_t, uint64_t>> keys;
+  std::map<uint32_t, std::vector<std::string>> per_stream;
   std::vector<std::string> stats;
   std::string status;
   uint64_t consumed = 0;
@@ -114,8 +120,8 @@ const char* ApiName(Api api) {
 }
 
 // An event's JSON, then its named fields read through the compact refs made for them
-// (field_ref.h): the pipeline reads those of an event of static layout from its table of
-// places (Event::static_fields), the inline read through the slots.
+// (field_ref.h): an event of static layout is read from its table of places
+// (Event::static_fields), the others through the slots.
 void AppendEvent(report::EventFormatter& json, const ctf::Event& e, std::string* line) {
   json.AppendJson(e, line);
   *line += " refs:";
@@ -127,7 +133,17 @@ void AppendEvent(report::EventFormatter& json, const ctf::Event& e, std::string*
   }
 }
 
-// Every event as a line (its JSON with every field, plus what JSON leaves out).
+// An event as a line: its JSON with every field, plus what JSON leaves out.
+std::string EventLine(report::EventFormatter& json, const ctf::Event& e) {
+  std::string line = fmt::format("stream={} class={} t={} cycles={} ", e.stream_index,
+                                 e.class_index, e.timestamp, e.cycles);
+  if (e.kind == ctf::Event::Kind::kDiscarded)
+    line += fmt::format("lost={} in [{}, {}]", e.discarded, e.discarded_begin, e.discarded_end);
+  else
+    AppendEvent(json, e, &line);
+  return line;
+}
+
 Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch, Api api = Api::kNext) {
   Read r;
   ctf::ReaderOptions o = traces.options;
@@ -140,13 +156,8 @@ Read ReadMerged(const Traces& traces, unsigned threads, uint32_t batch, Api api 
   }
   report::EventFormatter json({.time = report::TimeFormat::kCycles, .delta = false});
   auto add = [&](const ctf::Event& e) {
-    std::string line = fmt::format("stream={} class={} t={} cycles={} ", e.stream_index,
-                                   e.class_index, e.timestamp, e.cycles);
-    if (e.kind == ctf::Event::Kind::kDiscarded)
-      line += fmt::format("lost={} in [{}, {}]", e.discarded, e.discarded_begin, e.discarded_end);
-    else
-      AppendEvent(json, e, &line);
-    r.events.push_back(std::move(line));
+    r.events.push_back(EventLine(json, e));
+    r.keys.push_back({e.stream_index, e.timestamp});
   };
   ctf::EventReader& reader_ref = **reader;
   if (api == Api::kNext) {
@@ -182,12 +193,22 @@ Read Scan(const Traces& traces, unsigned threads) {
     return r;
   }
   std::atomic<uint64_t> events{0};
+  std::mutex mu;
   r.status = (*reader)
                  ->ScanUnordered(threads,
                                  [&](unsigned, ctf::StreamCursor& c) {
-                                   uint64_t n = 0;
-                                   while (c.Next()) ++n;
-                                   events += n;
+                                   report::EventFormatter json(
+                                       {.time = report::TimeFormat::kCycles, .delta = false});
+                                   std::vector<std::string> lines;
+                                   uint32_t stream = 0;
+                                   while (c.Next()) {
+                                     lines.push_back(EventLine(json, c.event()));
+                                     stream = c.event().stream_index;
+                                   }
+                                   events += lines.size();
+                                   if (lines.empty()) return;
+                                   std::lock_guard lock(mu);
+                                   r.per_stream[stream] = std::move(lines);
                                  })
                  .ToString();
   for (const auto& s : (*reader)->stream_stats()) r.stats.push_back(StatsLine(s));
@@ -195,12 +216,50 @@ Read Scan(const Traces& traces, unsigned threads) {
   return r;
 }
 
+// The merge checked against what it must be, independently of how it is done: timestamps
+// never go back, and each stream's events come out in the stream's own order, as reading
+// the stream alone (`scan`) gives them: all of them when the read ends cleanly, a prefix
+// when it stops at an error.
+void ExpectMergeOf(const Read& merged, const Read& scan) {
+  std::map<uint32_t, std::vector<std::string>> got;
+  for (size_t k = 0; k < merged.events.size(); ++k) {
+    if (k > 0 && merged.keys[k].second < merged.keys[k - 1].second) {
+      std::fprintf(stderr, "merge_fuzzer: event %zu goes back in time:\n  %s\n  %s\n", k,
+                   merged.events[k - 1].c_str(), merged.events[k].c_str());
+      std::abort();
+    }
+    got[merged.keys[k].first].push_back(merged.events[k]);
+  }
+  const bool clean = merged.status == "OK" && scan.status == "OK";
+  for (const auto& [stream, lines] : scan.per_stream) {
+    const std::vector<std::string>& m = got[stream];
+    const bool same =
+        clean ? m == lines
+              : m.size() <= lines.size() && std::equal(m.begin(), m.end(), lines.begin());
+    if (!same) {
+      std::fprintf(stderr,
+                   "merge_fuzzer: stream %u merged (%zu events, %s) is not %s its own read (%zu "
+                   "events, %s)\n",
+                   stream, m.size(), merged.status.c_str(), clean ? "" : "a prefix of",
+                   lines.size(), scan.status.c_str());
+      std::abort();
+    }
+  }
+  for (const auto& [stream, lines] : got)
+    if (!lines.empty() && !scan.per_stream.count(stream)) {
+      std::fprintf(stderr, "merge_fuzzer: stream %u has %zu merged events, none read alone\n",
+                   stream, lines.size());
+      std::abort();
+    }
+}
+
 // Aborts with what differs, and both sides' statistics (how far each stream was read).
 [[noreturn]] void Differ(const std::string& what, const std::string& want, const std::string& got,
                          const Read& want_read, const Read& got_read) {
-  std::fprintf(stderr, "merge_fuzzer: %s differs\n  inline: %s\n  other:  %s\n", what.c_str(),
+  std::fprintf(stderr, "merge_fuzzer: %s differs\n  reference: %s\n  other:     %s\n", what.c_str(),
                want.c_str(), got.c_str());
-  for (const auto& [side, r] : {std::pair{"inline", &want_read}, std::pair{"other", &got_read}}) {
+  for (const auto& [side, r] :
+       {std::pair{"reference", &want_read}, std::pair{"other", &got_read}}) {
     std::fprintf(stderr, "  %s read %zu events, ending: %s\n", side, r->events.size(),
                  r->status.c_str());
     for (const std::string& line : r->stats) std::fprintf(stderr, "    %s\n", line.c_str());
@@ -239,7 +298,7 @@ void ExpectSame(const std::string& how, const Read& want, const Read& got, bool 
 // readers such as babeltrace2 require); in the last byte 5 bits, then a signed 3-bit field
 // 5 bits into it. The events' bytes and layout stay the same, but the named-field reads
 // now shift (the pipeline's static-field entries) or take the general path (big endian),
-// and must still agree with the inline read's slots. (The ticks' values are spread over
+// and must still read the same values as the stream read alone. (The ticks' values are spread over
 // all 32 bits for that.)
 void ReshapeTick(const std::string& path) {
   std::string text;
@@ -271,7 +330,7 @@ bool WriteTraces(Bytes& in, const std::string& root, Traces* out) {
   const bool plain_header = (shape / 96) % 2 == 1;  // perf's layout instead of LTTng's
   // Ops 252 and 253 rotate the trace of its stream: every trace is written as chunks
   // (chunk-N). A stream idle through the chunk leaves its file empty (252) or writes a
-  // packet of no event up to the cut (253), the case where the inline merge once lost a
+  // packet of no event up to the cut (253), a case where the merge once lost a
   // chain's chunks.
   // Shapes 192 and up: no plain header then, and the transform (shapes 240 and up) maps
   // host "b" only, so that it changes nothing for their single trace.
@@ -414,8 +473,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (reference.status == "OK" && piped.consumed != reference.consumed)
     Differ("consumed bytes", std::to_string(reference.consumed), std::to_string(piped.consumed),
            reference, piped);
-  for (unsigned scan_threads : {1u, 2u})
-    ExpectSame(fmt::format("scan on {} threads", scan_threads), reference,
-               Scan(traces, scan_threads), false);
+  for (unsigned scan_threads : {1u, 2u}) {
+    const Read scan = Scan(traces, scan_threads);
+    ExpectSame(fmt::format("scan on {} threads", scan_threads), reference, scan, false);
+    if (scan_threads == 1) ExpectMergeOf(reference, scan);
+  }
   return 0;
 }

@@ -54,7 +54,16 @@ struct DecodedBatch {
   uint32_t event_header_slots = 0, stream_event_context_slots = 0;
   uint64_t release_from = 0;  // no event of this or a later batch lies before this offset
   uint64_t bytes_consumed = 0;
+  // The stream's statistics before the batch, after it, and after each event where they
+  // changed other than by one more event (StreamCursor::stats_changes): so that a read
+  // stopped within the batch reports what it read (BufferedStream::stats).
+  StreamStats stats_before;
   StreamStats stats;
+  struct StatsMark {
+    uint32_t event;  // index in events
+    StreamStats stats;
+  };
+  std::vector<StatsMark> marks;
   bool last = false;  // the stream ends after these events; `status` says how
   Status status;
 };
@@ -107,12 +116,13 @@ DecodePipeline::DecodePipeline(const std::vector<StreamCursor*>& cursors, unsign
   // Each batch handed over costs a few cache lines bounced between cores, so batches are
   // large while a stream's ring stays within the cache; with many streams, smaller so that
   // memory stays bounded (about 256 Ki records in all).
+  ring_batches_ = threads > 0 ? kRingBatches : 1;
   batch_events_ = batch_events > 0
                       ? std::min<uint32_t>(batch_events, kMaxBatchEvents)
                       : static_cast<uint32_t>(std::clamp<size_t>(
                             262144 / (std::max<size_t>(chains, 1) * kRingBatches), 64, 4096));
   threads =
-      std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::max<size_t>(cursors.size(), 1)));
+      std::clamp<unsigned>(threads, 0, static_cast<unsigned>(std::max<size_t>(cursors.size(), 1)));
   for (size_t i = 0; i < cursors.size(); ++i) {
     auto ring = std::make_unique<BufferedStream::Ring>();
     ring->cursor = cursors[i];
@@ -177,7 +187,7 @@ bool DecodePipeline::TryFill(BufferedStream::Ring* r) {
     if (before->after && !before->after->released.load(std::memory_order_acquire)) return false;
   }
   if (r->produced.load(std::memory_order_relaxed) - r->consumed.load(std::memory_order_acquire) >=
-      kRingBatches)
+      ring_batches_)
     return false;
   if (r->busy.exchange(true, std::memory_order_acquire)) return false;
   // Checked again now that the ring is ours: another filler may have ended the stream or
@@ -185,7 +195,7 @@ bool DecodePipeline::TryFill(BufferedStream::Ring* r) {
   const bool room =
       !r->done.load(std::memory_order_relaxed) &&
       r->produced.load(std::memory_order_relaxed) - r->consumed.load(std::memory_order_acquire) <
-          kRingBatches;
+          ring_batches_;
   if (room) Fill(r);
   r->busy.store(false, std::memory_order_release);
   return room;
@@ -222,15 +232,23 @@ inline uint64_t* CopySlots(uint64_t* out, const uint64_t* from, uint32_t n) {
 
 void DecodePipeline::Fill(BufferedStream::Ring* r) {
   const uint64_t p = r->produced.load(std::memory_order_relaxed);
-  DecodedBatch& b = r->batches[p % kRingBatches];
+  DecodedBatch& b = r->batches[p % ring_batches_];
   b.packets.clear();
   b.extras.clear();
   b.last = false;
   if (b.events.size() < batch_events_ + 1) b.events.resize(batch_events_ + 1);
   StreamCursor& c = *r->cursor;
-  c.LimitReleaseTo(r->done_offset.load(std::memory_order_acquire));
+  // The merge reads no packet before the batch it reads now; when it has consumed every
+  // batch published (always so without workers), none before this one's start.
+  const bool merge_holds_none =
+      r->produced.load(std::memory_order_relaxed) == r->consumed.load(std::memory_order_acquire);
+  c.LimitReleaseTo(merge_holds_none ? c.packet_offset()
+                                    : r->done_offset.load(std::memory_order_acquire));
   b.release_from = c.packet_offset();
   b.class_base = c.class_base();
+  b.stats_before = c.stats();
+  b.marks.clear();
+  uint64_t stats_changes = c.stats_changes();
   const uint8_t* packet_data = nullptr;
   uint64_t clock_offset = 0;
   // Slots are written through a pointer into b.slots.
@@ -257,6 +275,10 @@ void DecodePipeline::Fill(BufferedStream::Ring* r) {
       break;
     }
     const Event& e = c.event();
+    if (c.stats_changes() != stats_changes) [[unlikely]] {
+      stats_changes = c.stats_changes();
+      b.marks.push_back({n, c.stats()});
+    }
     EventRecord& d = records[n];
     d.timestamp = e.timestamp;
     d.plan_index = e.class_index - b.class_base;
@@ -337,7 +359,7 @@ bool BufferedStream::NextBatch() {
       if (pipeline_->TryFill(ring_) || pipeline_->FillAnother(ring_)) continue;
       ring_->produced.wait(p, std::memory_order_acquire);
     }
-    batch_ = &ring_->batches[c % DecodePipeline::kRingBatches];
+    batch_ = &ring_->batches[c % pipeline_->ring_batches_];
     ring_->done_offset.store(batch_->release_from, std::memory_order_release);
     bytes_consumed_ = batch_->bytes_consumed;
     index_ = 0;
@@ -355,54 +377,6 @@ namespace {
 
 // A record past every other, for the tree's unused leaves.
 const EventRecord kPastEveryRecord{.timestamp = UINT64_MAX, .plan_index = 0, .where = 0};
-
-// Merges a run whose n streams (at most P) have their heads in h[0..n), in stream order:
-// `count` events, the stream of each to out. next[s] is where stream s's part of the run
-// starts; past it there is either a later record or the batch's sentinel (MergeTree's
-// bound).
-template <size_t P>
-void MergeTreeRun(const MergeHead* h, size_t n, const EventRecord* const* next, uint32_t* out,
-                  const EventRecord** records, size_t count) {
-  std::array<const EventRecord*, P> leaves;
-  // A local copy: the stores to out might alias h for all the compiler knows.
-  std::array<uint32_t, P> stream_of_leaf{};
-  for (size_t i = 0; i < P; ++i) {
-    leaves[i] = i < n ? next[h[i].stream] : &kPastEveryRecord;
-    if (i < n) stream_of_leaf[i] = h[i].stream;
-  }
-  MergeTree<P>(leaves, count, [&](size_t leaf, const EventRecord* r) {
-    *out++ = stream_of_leaf[leaf];
-    *records++ = r;
-  });
-}
-
-// Merges a run whose streams have their heads in h[0..N), sorted: `count` events, the
-// stream of each to out. next[s] is stream s's next record; past its part of the run
-// there is either a later record or the batch's sentinel, so the loop needs no bounds:
-// it is a fixed number of branchless passes.
-template <size_t N>
-void MergeSortedRun(MergeHead* h, const EventRecord** next, uint32_t* out,
-                    const EventRecord** records, size_t count) {
-  for (size_t k = 0; k < count; ++k) {
-    const uint32_t s = h[0].stream;
-    out[k] = s;
-    records[k] = next[s];
-    const EventRecord* e = next[s] + 1;
-    next[s] = e;
-    h[0].ts = e->timestamp;
-    MoveTopToRank<N>(h);
-  }
-}
-
-using MergeSortedRunFn = void (*)(MergeHead*, const EventRecord**, uint32_t*, const EventRecord**,
-                                  size_t);
-template <size_t... N>
-constexpr std::array<MergeSortedRunFn, sizeof...(N)> MergeSortedRunTable(
-    std::index_sequence<N...>) {
-  return {&MergeSortedRun<N>...};
-}
-constexpr std::array<MergeSortedRunFn, kMaxSortedHeads + 1> kMergeSortedRun =
-    MergeSortedRunTable(std::make_index_sequence<kMaxSortedHeads + 1>());
 
 }  // namespace
 
@@ -444,12 +418,10 @@ size_t DecodePipeline::MergeNextRun(const uint32_t** order, Status* status, Tree
     heap_valid_ = false;
   }
 
-  if (live_.size() <= kMaxSortedHeads ||
-      (wide && live_.size() <= LoserTree<EventRecord>::kMaxLeaves)) {
+  if (live_.size() <= LoserTree<EventRecord>::kMaxLeaves) {
     const size_t total = MergeCountedRun(tree, wide);
     if (total > 0) {
-      const bool taken_later = (tree && tree->left > 0) || (wide && wide->left > 0);
-      *order = taken_later ? nullptr : order_.data();
+      *order = nullptr;
       return total;
     }
   }
@@ -473,6 +445,7 @@ uint32_t DecodePipeline::JoinSuccessor(uint32_t s, Status* status) {
       std::vector<DecodedPacket>().swap(b.packets);
       std::vector<DecodedExtra>().swap(b.extras);
       std::vector<uint64_t>().swap(b.slots);
+      std::vector<DecodedBatch::StatsMark>().swap(b.marks);
     }
     ring.released.store(true, std::memory_order_release);
     WakeWorkers();  // the chunk after the next may be decoded now
@@ -532,12 +505,13 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
     heads_.push_back({first->timestamp, s});
     latest = std::max(latest, stop[-1].timestamp);
   }
-  if (tree) tree->left = 0;
-  if (wide) wide->left = 0;
-  // heads_ is in stream order: the tree's leaf order. Its keys hold times below 2^62 ns
-  // (MergeTreeSteps::Fits); a run past that, from a corrupt stream or a clock of another
-  // origin, is merged below.
-  if (tree && heads_.size() <= 4 && decltype(tree->tree)::Fits(latest)) {
+  tree->left = 0;
+  wide->left = 0;
+  // heads_ is in stream order: the trees' leaf order. Their keys hold times below 2^62 ns
+  // (MergeTreeSteps::Fits) or relative to the run's start (LoserTree::Fits); a run past
+  // that, from a corrupt stream or a clock of another origin, is left to the heap.
+  if (heads_.size() <= 4) {
+    if (!decltype(tree->tree)::Fits(latest)) return 0;
     std::array<const EventRecord*, 4> leaves;
     for (size_t i = 0; i < 4; ++i) {
       leaves[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
@@ -547,39 +521,19 @@ size_t DecodePipeline::MergeCountedRun(TreeRun* tree, WideRun* wide) {
     tree->left = total;
     return total;
   }
-  if (wide && heads_.size() > 4) {
-    using Tree = LoserTree<EventRecord>;
-    const size_t leaves = Tree::LeavesFor(heads_.size());
-    uint64_t base = UINT64_MAX;
-    for (const MergeHead& h : heads_) base = std::min(base, h.ts);
-    if (Tree::Fits(leaves, base, latest)) {
-      std::array<const EventRecord*, Tree::kMaxLeaves> first;
-      wide->stream_of_leaf.assign(leaves, nullptr);
-      for (size_t i = 0; i < leaves; ++i) {
-        first[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
-        if (i < heads_.size()) wide->stream_of_leaf[i] = streams_[heads_[i].stream].get();
-      }
-      wide->tree.Start(first.data(), leaves, base);
-      wide->left = total;
-      return total;
-    }
+  using Tree = LoserTree<EventRecord>;
+  const size_t leaves = Tree::LeavesFor(heads_.size());
+  uint64_t base = UINT64_MAX;
+  for (const MergeHead& h : heads_) base = std::min(base, h.ts);
+  if (!Tree::Fits(leaves, base, latest)) return 0;
+  std::array<const EventRecord*, Tree::kMaxLeaves> first;
+  wide->stream_of_leaf.assign(leaves, nullptr);
+  for (size_t i = 0; i < leaves; ++i) {
+    first[i] = i < heads_.size() ? run_next_[heads_[i].stream] : &kPastEveryRecord;
+    if (i < heads_.size()) wide->stream_of_leaf[i] = streams_[heads_[i].stream].get();
   }
-  // Beyond the sorted heads' reach: the heap (MergeHeapRun).
-  if (heads_.size() > kMaxSortedHeads) return 0;
-  if (order_.size() < total) order_.resize(total);
-  if (records_.size() < total) records_.resize(total);
-  // Past its part of the run, each stream holds a record after the horizon, or its batch's
-  // end marker at UINT64_MAX: the bound both merges below rely on. The tree's step
-  // recomputes every node, which beyond 4 streams spills registers and costs more than the
-  // sorted heads' pass; up to 4 it is the cheaper of the two.
-  if (heads_.size() <= 4) {  // heads_ is in stream order: the tree's leaf order
-    const auto run = heads_.size() <= 2 ? MergeTreeRun<2> : MergeTreeRun<4>;
-    run(heads_.data(), heads_.size(), run_next_.data(), order_.data(), records_.data(), total);
-    return total;
-  }
-  std::sort(heads_.begin(), heads_.end());
-  kMergeSortedRun[heads_.size()](heads_.data(), run_next_.data(), order_.data(), records_.data(),
-                                 total);
+  wide->tree.Start(first.data(), leaves, base);
+  wide->left = total;
   return total;
 }
 
@@ -687,6 +641,24 @@ void BufferedStream::LoadExtra(const EventRecord& d) {
   }
 }
 
-StreamStats BufferedStream::stats() const { return batch_ ? batch_->stats : ring_->initial_stats; }
+StreamStats BufferedStream::stats() const {
+  if (!batch_) return ring_->initial_stats;
+  if (index_ >= count_) return batch_->stats;
+  // Part of the batch taken: the statistics as of its last event taken, from the last mark
+  // at or before it and one more event for each after the mark (with its time).
+  const DecodedBatch& b = *batch_;
+  StreamStats s = b.stats_before;
+  uint32_t counted = 0;  // the events s covers
+  for (const DecodedBatch::StatsMark& m : b.marks) {
+    if (m.event >= index_) break;
+    s = m.stats;
+    counted = m.event + 1;
+  }
+  if (index_ > counted) {
+    s.events += index_ - counted;
+    s.last_ts = b.events[index_ - 1].timestamp;
+  }
+  return s;
+}
 
 }  // namespace causeway::ctf

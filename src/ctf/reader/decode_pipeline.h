@@ -1,4 +1,5 @@
-// Decodes stream files on worker threads while the caller's thread merges.
+// Decodes stream files into batches, on worker threads or on the caller's, while the
+// caller's thread merges: the reader's one path to merged events.
 //
 // Streams are decoded ahead into batches: compact per-event records (time, class, where
 // the event starts, or where its clock value and slots are) plus the packets they lie in. Every
@@ -7,16 +8,19 @@
 // itself when the batch it needs next is not ready (rather than wait, it decodes; while another
 // thread fills that stream, it fills some other stream). So the decoding spreads over every
 // thread whatever the consumer costs: with a cheap consumer the merging thread decodes
-// about as much as a worker, with a costly one the workers decode nearly everything.
+// about as much as a worker, with a costly one the workers decode nearly everything. With
+// no workers the merging thread decodes every batch, one per stream, as the merge needs it.
 //
 // The merging thread orders the batches' events a run at a time (MergeNextRun: every event
 // up to the earliest last event of the current batches, merged without branches: up to 4
-// streams one tree step per event taken, up to 256 one step of a tree of losers) and takes them
+// streams one tree step per event taken, up to 256 one step of a tree of losers; a heap for
+// what their keys cannot hold) and takes them
 // through a BufferedStream, whose Take() is an Event view rebuilt from the record: callers see
 // exactly what the cursor would have given them (same fields, same order, same errors, at the same
 // point of the stream).
 //
-// Memory stays bounded: a stream is at most kRingBatches batches ahead of the merge, and a
+// Memory stays bounded: a stream is at most kRingBatches batches ahead of the merge (one
+// without workers), and a
 // cursor reuses its chunks only below the packets the merge still reads.
 #pragma once
 
@@ -30,7 +34,7 @@
 #include "base/status.h"
 #include "ctf/reader/event.h"
 #include "ctf/reader/loser_tree.h"
-#include "ctf/reader/merge_heads.h"
+#include "ctf/reader/merge_heap.h"
 #include "ctf/reader/merge_tree.h"
 #include "ctf/reader/stream_cursor.h"
 
@@ -58,7 +62,8 @@ class alignas(64) BufferedStream {
   }
   const Event& event() const { return event_; }
   const Status& status() const { return status_; }
-  // As of the batch being read: what the cursor had decoded when it finished that batch.
+  // As of the last event taken: what reading the stream alone up to there gives (events
+  // decoded ahead in the batch are not counted).
   StreamStats stats() const;
   uint64_t bytes_consumed() const { return bytes_consumed_; }
 
@@ -142,7 +147,7 @@ struct alignas(64) WideRun {
 
 class DecodePipeline {
  public:
-  // Starts `threads` workers (at least 1) over `cursors`, which must outlive the pipeline
+  // Starts `threads` workers (none for 0) over `cursors`, which must outlive the pipeline
   // and are only touched through it from now on. `batch_events`: events per batch, 0 for
   // the automatic size (see ReaderOptions::decode_batch_events). `successors` (empty, or
   // one per cursor, kNoSuccessor for none): the stream that goes on from each in the next
@@ -158,27 +163,27 @@ class DecodePipeline {
   DecodePipeline(const DecodePipeline&) = delete;
   DecodePipeline& operator=(const DecodePipeline&) = delete;
 
+  // Worker threads (0: batches are decoded on the merging thread as it needs them).
+  size_t num_workers() const { return workers_.size(); }
   BufferedStream& stream(size_t i) { return *streams_[i]; }
   const BufferedStream& stream(size_t i) const { return *streams_[i]; }
   size_t num_streams() const { return streams_.size(); }
 
-  // Merges the next run of events: sets *order to the stream index of each, in merged
-  // order (timestamp, then stream index), and returns how many there are; each is taken
-  // with stream(i).Take(run_records()[k]). A run holds every event up to the horizon: the smallest
-  // last key of the streams' current batches (a stream whose batch is its last and ended cleanly
-  // sets no bound), since no stream has an earlier event still to come. The run ends with the last
-  // event of the batch that set the horizon, so that stream needs its next batch before the next
-  // run, and its error (if it fails there) comes right after its last good event, as with the
-  // inline merge. Returns 0 at the end of every stream, or on error with *status set. *order stays
-  // valid until the next call.
-  // With `tree` given, a run of up to 4 streams with events in it is not merged here: it is
-  // set up in *tree, *order is set to null, and the caller merges it as it takes it
-  // (EventReader::Next). The merge's chain of loads and selects then overlaps the work
-  // on each event instead of running before it.
-  // With `wide` given too, a run of 5 to LoserTree::kMaxLeaves streams is left in *wide the
-  // same way, where the sorted heads' pass would rewrite every head for each event.
-  size_t MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree = nullptr,
-                      WideRun* wide = nullptr);
+  // Sets up the next run of events: every event up to the horizon, the smallest last key
+  // of the streams' current batches (a stream whose batch is its last and ended cleanly
+  // sets no bound), since no stream has an earlier event still to come. The run ends with
+  // the last event of the batch that set the horizon, so that stream needs its next batch
+  // before the next run, and its error (if it fails there) comes right after its last good
+  // event. Returns how many events the run holds: 0 at the end of every stream, or on error
+  // with *status set.
+  // A run of up to 4 streams with events in it is left in *tree, one of 5 to
+  // LoserTree::kMaxLeaves in *wide, and *order is set to null: the caller merges it as it
+  // takes it (EventReader::Next), so that the merge's chain of loads and selects overlaps
+  // the work on each event instead of running before it. Any other run (times too far
+  // apart for the trees' keys, events at UINT64_MAX, more streams) is merged here with a
+  // heap: *order is set to the stream index of each event in merged order (timestamp, then
+  // stream index), taken with stream(i).Take(run_records()[k]), valid until the next call.
+  size_t MergeNextRun(const uint32_t** order, Status* status, TreeRun* tree, WideRun* wide);
   // The record of each event of the last run, beside *order: the merge has it at hand,
   // and Take() then need not find it in the batch.
   const EventRecord* const* run_records() const { return records_.data(); }
@@ -199,10 +204,9 @@ class DecodePipeline {
   void WakeWorkers();
   // MergeNextRun's two ways, over the streams in live_ (each with an event left in its
   // batch): each stream's part of the run counted, then left in *tree (up to 4 streams
-  // with events in the run) or *wide (up to 256) when their keys hold the run's times,
-  // else merged without branches into order_ (a tree of selects up to 4 streams,
-  // merge_tree.h, or a pass over up to kMaxSortedHeads sorted heads); 0 when an event at
-  // UINT64_MAX or more heads rule that out. Then a heap, into order_.
+  // with events in the run) or *wide (up to LoserTree::kMaxLeaves) when their keys hold
+  // the run's times; 0 when an event at UINT64_MAX, the times or more streams rule that
+  // out. Then a heap, into order_.
   size_t MergeCountedRun(TreeRun* tree, WideRun* wide);
   size_t MergeHeapRun();
   // Whether the batch ends its stream for good: last, without error, and the stream does
@@ -237,12 +241,13 @@ class DecodePipeline {
   bool heap_valid_ = false;
   bool heap_top_refilled_ = false;
   uint32_t batch_events_ = 0;
+  uint32_t ring_batches_ = kRingBatches;  // 1 without workers: nothing decodes ahead
 };
 
 // Decoding threads when ReaderOptions::decode_threads is left at its default: the
 // CAUSEWAY_DECODE_THREADS environment variable if set, else 0 (decode in the caller's
-// thread). A worker costs CPU (records handed between cores, views rebuilt): reads that
-// share the machine with other work (span readers, tests, small traces) stay inline, and
+// thread). A worker costs CPU (records handed between cores): reads that share the machine
+// with other work (span readers, tests, small traces) stay on the caller's thread, and
 // whole-trace analyses take AnalysisDecodeThreads() below.
 unsigned DefaultDecodeThreads();
 

@@ -146,11 +146,11 @@ Read ReadAll(const std::vector<std::string>& dirs, unsigned threads, uint32_t ba
   return r;
 }
 
-// The inline read by Next() against every number of decoding threads (0 included) and
+// The read without decoding threads against every number of them (0 included) and
 // every way of taking the events.
 void ExpectSameWithThreads(const std::vector<std::string>& dirs, size_t min_events) {
-  const Read inline_read = ReadAll(dirs, 0);
-  EXPECT_GE(inline_read.events.size(), min_events) << dirs[0];
+  const Read unthreaded_read = ReadAll(dirs, 0);
+  EXPECT_GE(unthreaded_read.events.size(), min_events) << dirs[0];
   for (const auto& [threads, api] : std::vector<std::pair<unsigned, Api>>{{1, Api::kNext},
                                                                           {2, Api::kNext},
                                                                           {3, Api::kNext},
@@ -163,12 +163,12 @@ void ExpectSameWithThreads(const std::vector<std::string>& dirs, size_t min_even
     SCOPED_TRACE(
         fmt::format("{} with {} decoding threads, taken by {}", dirs[0], threads, ApiName(api)));
     const Read r = ReadAll(dirs, threads, 0, nullptr, api);
-    EXPECT_EQ(r.status, inline_read.status);
-    ASSERT_EQ(r.events.size(), inline_read.events.size());
+    EXPECT_EQ(r.status, unthreaded_read.status);
+    ASSERT_EQ(r.events.size(), unthreaded_read.events.size());
     for (size_t i = 0; i < r.events.size(); ++i)
-      ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
-    EXPECT_EQ(r.stats, inline_read.stats);
-    EXPECT_EQ(r.consumed, inline_read.consumed);
+      ASSERT_EQ(r.events[i], unthreaded_read.events[i]) << "event " << i;
+    EXPECT_EQ(r.stats, unthreaded_read.stats);
+    EXPECT_EQ(r.consumed, unthreaded_read.consumed);
   }
 }
 
@@ -242,17 +242,17 @@ TEST(DecodePipelineTest, TransformedClocksReadTheSame) {
   const std::string dir = testing::TestTrace("lttng/many-threads");
   const ClockTransform drift = ClockTransform::FromLine(1.0001L, -50.0L, 0);
   const Read plain = ReadAll({dir}, 0);
-  const Read inline_read = ReadAll({dir}, 0, 0, &drift);
-  ASSERT_GE(inline_read.events.size(), 1000u);
-  ASSERT_EQ(plain.events.size(), inline_read.events.size());
-  EXPECT_NE(plain.events.back(), inline_read.events.back()) << "the transform changed nothing";
+  const Read unthreaded_read = ReadAll({dir}, 0, 0, &drift);
+  ASSERT_GE(unthreaded_read.events.size(), 1000u);
+  ASSERT_EQ(plain.events.size(), unthreaded_read.events.size());
+  EXPECT_NE(plain.events.back(), unthreaded_read.events.back()) << "the transform changed nothing";
   for (uint32_t batch : {0u, 7u}) {
     SCOPED_TRACE(fmt::format("batches of {} events", batch));
     const Read r = ReadAll({dir}, 1, batch, &drift);
-    EXPECT_EQ(r.status, inline_read.status);
-    ASSERT_EQ(r.events.size(), inline_read.events.size());
+    EXPECT_EQ(r.status, unthreaded_read.status);
+    ASSERT_EQ(r.events.size(), unthreaded_read.events.size());
     for (size_t i = 0; i < r.events.size(); ++i)
-      ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
+      ASSERT_EQ(r.events[i], unthreaded_read.events[i]) << "event " << i;
   }
 }
 
@@ -352,7 +352,7 @@ TEST(DecodePipelineTest, TheFailCorpusFailsTheSame) {
   EXPECT_GE(cases, 20u);
 }
 
-// The merge over decoded runs keeps the (timestamp, stream) order the inline merge has,
+// The merge over decoded runs keeps the (timestamp, stream) order whatever the threads,
 // with few streams (the 4-leaf tree) and many (the tree of losers), ties everywhere.
 TEST(DecodePipelineTest, TiesAcrossStreamsReadTheSame) {
   for (uint32_t streams : {2u, 4u, 16u, 17u, 40u}) {
@@ -372,8 +372,8 @@ TEST(DecodePipelineTest, TinyBatchesReadTheSame) {
   testing::SmashFrom(testing::StreamFiles(tmp.path() + "/cut")[2], 0.6);
   for (const char* name : {"few", "many", "cut"}) {
     const std::string dir = tmp.path() + "/" + name;
-    const Read inline_read = ReadAll({dir}, 0);
-    ASSERT_GE(inline_read.events.size(), 2000u) << name;
+    const Read unthreaded_read = ReadAll({dir}, 0);
+    ASSERT_GE(unthreaded_read.events.size(), 2000u) << name;
     for (const auto& [batch, api] : std::vector<std::pair<uint32_t, Api>>{{1, Api::kNext},
                                                                           {2, Api::kNext},
                                                                           {7, Api::kNext},
@@ -383,16 +383,17 @@ TEST(DecodePipelineTest, TinyBatchesReadTheSame) {
                                                                           {7, Api::kMixed}}) {
       SCOPED_TRACE(fmt::format("{}: batches of {}, taken by {}", name, batch, ApiName(api)));
       const Read r = ReadAll({dir}, 2, batch, nullptr, api);
-      EXPECT_EQ(r.status, inline_read.status);
-      ASSERT_EQ(r.events.size(), inline_read.events.size());
+      EXPECT_EQ(r.status, unthreaded_read.status);
+      ASSERT_EQ(r.events.size(), unthreaded_read.events.size());
       for (size_t i = 0; i < r.events.size(); ++i)
-        ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
+        ASSERT_EQ(r.events[i], unthreaded_read.events[i]) << "event " << i;
       if (std::string(name) == "cut") {  // only the failing stream's statistics are exact
-        EXPECT_NE(inline_read.status.find("channel0_2"), std::string::npos) << inline_read.status;
+        EXPECT_NE(unthreaded_read.status.find("channel0_2"), std::string::npos)
+            << unthreaded_read.status;
         ASSERT_EQ(r.stats.size(), 4u);
-        EXPECT_EQ(r.stats[2], inline_read.stats[2]);
+        EXPECT_EQ(r.stats[2], unthreaded_read.stats[2]);
       } else {
-        EXPECT_EQ(r.stats, inline_read.stats);
+        EXPECT_EQ(r.stats, unthreaded_read.stats);
       }
     }
   }
@@ -456,20 +457,21 @@ TEST(DecodePipelineTest, StreamsCutShortMidReadFailTheSame) {
     for (const auto& [file, from] : smashes)
       testing::SmashFrom(files[static_cast<size_t>(file)], from);
     const size_t failing = static_cast<size_t>(smashes.back().first);
-    const Read inline_read = ReadAll({dir}, 0);
-    ASSERT_NE(inline_read.status.find(files[failing]), std::string::npos) << inline_read.status;
-    ASSERT_GE(inline_read.events.size(), 4000u);
+    const Read unthreaded_read = ReadAll({dir}, 0);
+    ASSERT_NE(unthreaded_read.status.find(files[failing]), std::string::npos)
+        << unthreaded_read.status;
+    ASSERT_GE(unthreaded_read.events.size(), 4000u);
     for (unsigned threads : {1u, 2u, 3u}) {
       SCOPED_TRACE(fmt::format("case {} with {} decoding threads", files[failing], threads));
       const Read r = ReadAll({dir}, threads);
-      EXPECT_EQ(r.status, inline_read.status);
-      ASSERT_EQ(r.events.size(), inline_read.events.size());
+      EXPECT_EQ(r.status, unthreaded_read.status);
+      ASSERT_EQ(r.events.size(), unthreaded_read.events.size());
       for (size_t i = 0; i < r.events.size(); ++i)
-        ASSERT_EQ(r.events[i], inline_read.events[i]) << "event " << i;
+        ASSERT_EQ(r.events[i], unthreaded_read.events[i]) << "event " << i;
       // Statistics are as of each stream's batch (see BufferedStream::stats): the failing
       // stream's are exact, the others may count events decoded ahead of the merge.
       ASSERT_EQ(r.stats.size(), 4u);
-      EXPECT_EQ(r.stats[failing], inline_read.stats[failing]);
+      EXPECT_EQ(r.stats[failing], unthreaded_read.stats[failing]);
     }
   }
 }

@@ -80,12 +80,10 @@ StatusOr<std::unique_ptr<EventReader>> EventReader::Open(const std::vector<std::
     }
   }
   r->LinkChunks(transforms);
-  if (options.decode_threads > 0 && !r->cursors_.empty()) {
-    std::vector<StreamCursor*> cursors;
-    for (auto& c : r->cursors_) cursors.push_back(c.get());
-    r->pipeline_ = std::make_unique<DecodePipeline>(cursors, options.decode_threads,
-                                                    options.decode_batch_events, r->successor_);
-  }
+  std::vector<StreamCursor*> cursors;
+  for (auto& c : r->cursors_) cursors.push_back(c.get());
+  r->pipeline_ = std::make_unique<DecodePipeline>(cursors, options.decode_threads,
+                                                  options.decode_batch_events, r->successor_);
   return r;
 }
 
@@ -143,21 +141,9 @@ void EventReader::LinkChunks(const std::vector<ClockTransform>& transforms) {
   }
 }
 
-void EventReader::Push(uint32_t s) {
-  heap_.push_back({cursors_[s]->event().timestamp, s});
-  size_t i = heap_.size() - 1;
-  while (i > 0) {
-    size_t parent = (i - 1) / 2;
-    if (!(heap_[i] < heap_[parent])) break;
-    std::swap(heap_[i], heap_[parent]);
-    i = parent;
-  }
-}
-
 const Event* EventReader::NextSlow() {
-  if (!pipeline_) return Start();
-  // Decoding on threads: the merged run is used up; the pipeline merges the next one.
-  if (!status_.ok()) return nullptr;
+  // The merged run is used up: the pipeline merges the next one.
+  if (!pipeline_ || !status_.ok()) return nullptr;
   if (!started_) {
     started_ = true;
     for (size_t s = 0; s < pipeline_->num_streams(); ++s)
@@ -177,98 +163,15 @@ const Event* EventReader::NextSlow() {
   return run_.streams[run_.order[k]]->Take(run_.records[k]);
 }
 
-const Event* EventReader::Start() {
-  if (started_ || !status_.ok()) return nullptr;
-  started_ = true;
-  for (uint32_t s = 0; s < cursors_.size(); ++s) {
-    if (predecessor_[s] != kNoStream) continue;  // joins when its predecessor ends
-    // A stream without events in its first chunks (LTTng writes a packet of none when a
-    // CPU was idle through a chunk) starts at its first chunk that has one.
-    for (uint32_t c = s; c != kNoStream; c = successor_[c]) {
-      if (cursors_[c]->Next()) {
-        Push(c);
-        break;
-      }
-      if (!cursors_[c]->status().ok()) {
-        status_ = cursors_[c]->status();
-        return nullptr;
-      }
-    }
-  }
-  sorted_ = heap_.size() <= kMaxSortedHeads;
-  if (sorted_) std::sort(heap_.begin(), heap_.end());  // a sorted array is a heap too
-  return Top();
-}
-
-const Event* EventReader::Reorder() {
-  if (!sorted_) {
-    SiftDown(heap_.data(), heap_.size(), 0);  // the advanced stream was at the top
-    return Top();
-  }
-  // Few streams: the advanced head moves down the sorted array to its rank, the entries
-  // before that rank moving up one; the next head and the limit are then the first two
-  // entries. Where the advanced head lands is close to random, so the move is branchless
-  // (see MoveTopToRank). The pass is unrolled for each count of streams; the call through
-  // the table always goes to the same one while the streams last.
-  MergeHead* h = heap_.data();
-  const size_t n = heap_.size();
-  kMoveTopToRank[n](h);
-  SetCurrent(h[0].stream);
-  limit_ = n > 1 ? h[1].ts : UINT64_MAX;
-  return &current_->event();
-}
-
-void EventReader::ClearCurrent() { current_ = nullptr; }
-
-void EventReader::SetCurrent(uint32_t s) { current_ = cursors_[s].get(); }
-
-const Event* EventReader::StreamEnded() {
-  if (!current_->status().ok()) {
-    status_ = current_->status();
-    ClearCurrent();
-    return nullptr;
-  }
-  // The stream goes on in the next chunk: its first event takes the head's place.
-  for (uint32_t n = successor_[heap_[0].stream]; n != kNoStream; n = successor_[n]) {
-    StreamCursor& next = *cursors_[n];
-    if (next.Next()) {
-      heap_[0] = {next.event().timestamp, n};
-      return Reorder();
-    }
-    if (!next.status().ok()) {
-      status_ = next.status();
-      ClearCurrent();
-      return nullptr;
-    }
-  }
-  if (sorted_) {
-    heap_.erase(heap_.begin());
-    return Top();
-  }
-  heap_[0] = heap_.back();
-  heap_.pop_back();
-  if (!heap_.empty()) SiftDown(heap_.data(), heap_.size(), 0);
-  return Top();
-}
-
-const Event* EventReader::Top() {
-  if (heap_.empty()) {
-    ClearCurrent();
-    return nullptr;
-  }
-  SetCurrent(heap_[0].stream);
-  limit_ = UINT64_MAX;
-  if (heap_.size() > 1) limit_ = heap_[1].ts;
-  if (heap_.size() > 2) limit_ = std::min(limit_, heap_[2].ts);
-  return &current_->event();
-}
-
 Status EventReader::ScanUnordered(
     unsigned threads,
     const std::function<void(unsigned worker, StreamCursor& cursor)>& scan_stream) {
-  if (pipeline_) return Internal("ScanUnordered needs a reader opened with decode_threads = 0");
   if (started_) return Internal("ScanUnordered after Next()");
-  started_ = true;  // Next() returns nullptr from now on
+  if (pipeline_->num_workers() > 0)
+    return Internal("ScanUnordered needs a reader opened with decode_threads = 0");
+  // The cursors are read here, not through the pipeline: Next() returns nullptr from now on.
+  started_ = true;
+  pipeline_.reset();
   // Largest file first: the thread that takes the last stream is then done soonest.
   std::vector<uint32_t> order(cursors_.size());
   std::iota(order.begin(), order.end(), 0);

@@ -1,16 +1,17 @@
 // Merges every stream of one or more traces into one timestamp-ordered sequence.
 //
-// Streams are decoded lazily; a binary heap keyed by (timestamp, stream index) picks the
-// next event, so equal timestamps come out in a stable, deterministic order. Each stream
-// is ordered by construction (StreamCursor clamps the rare step back and counts it), so
-// the merged sequence is ordered too, whatever the disorder across streams. With decoding
-// threads (ReaderOptions::decode_threads), DecodePipeline finds runs of decoded events
-// that can be ordered now (MergeNextRun); Next() takes a run of up to 4 streams one
-// tree step per event (TreeRun), one of 5 to 256 streams one step of a tree of losers per
-// event (WideRun), and any other (times too far apart for the trees' keys, events at
-// UINT64_MAX, more streams) as the pipeline merged it, in the same order. ForEach() gives
-// the same events to a callback, the 4-leaf tree's heads kept in registers through each
-// run: the fastest way to read a whole trace.
+// Events are ordered by (timestamp, stream index), so equal timestamps come out in a
+// stable, deterministic order. Each stream is ordered by construction (StreamCursor clamps
+// the rare step back and counts it), so the merged sequence is ordered too, whatever the
+// disorder across streams. One path whatever ReaderOptions::decode_threads says:
+// DecodePipeline decodes the streams into batches (on worker threads, or on the caller's
+// when there are none) and finds runs of decoded events that can be ordered now
+// (MergeNextRun); Next() takes a run of up to 4 streams one tree step per event (TreeRun),
+// one of 5 to 256 streams one step of a tree of losers per event (WideRun), and any other
+// (times too far apart for the trees' keys, events at UINT64_MAX, more streams) as the
+// pipeline merged it with a heap, in the same order. ForEach() gives the same events to a
+// callback, the 4-leaf tree's heads kept in registers through each run: the fastest way to
+// read a whole trace.
 //
 // Traces that share a UUID are chunks of one recording (`lttng rotate` writes each chunk
 // as a trace of its own under archives/, as babeltrace2 merges them back): a stream of a
@@ -32,7 +33,6 @@
 #include "base/status.h"
 #include "ctf/reader/decode_pipeline.h"
 #include "ctf/reader/event.h"
-#include "ctf/reader/merge_heads.h"
 #include "ctf/reader/stream_cursor.h"
 #include "ctf/reader/trace.h"
 
@@ -45,10 +45,11 @@ struct ReaderOptions {
   std::function<ClockTransform(const Trace&)> clock_transform;
 
   // Threads decoding stream files while the caller's thread merges (DecodePipeline); 0
-  // decodes in the caller's thread. The events, their order and the errors are the same.
+  // decodes in the caller's thread, a batch at a time as the merge needs it. The events,
+  // their order and the errors are the same.
   unsigned decode_threads = DefaultDecodeThreads();
 
-  // Events per decoded batch with decode_threads above 0 (at most
+  // Events per decoded batch (at most
   // DecodePipeline::kMaxBatchEvents); 0 sizes them automatically (64 to 1024, smaller with
   // more streams). Tests and the merge fuzzer set a few events, so that a small trace
   // crosses many batch ends, where each run of the merge is cut.
@@ -82,12 +83,7 @@ class alignas(64) EventReader {
   // reading loop on its own (ForEach's instance takes its place), and the call costs a
   // few dozen instructions an event.
   [[gnu::always_inline]] const Event* Next() {
-    if (current_) [[likely]] {  // decoding inline, a stream on top
-      if (current_->Next()) [[likely]]
-        return Merge(current_->event().timestamp);
-      return StreamEnded();
-    }
-    if (tree_.left > 0) [[likely]] {  // decoding on threads: a run merged as it is taken
+    if (tree_.left > 0) [[likely]] {  // a run merged as it is taken
       --tree_.left;
       size_t leaf;
       const EventRecord* record = tree_.tree.Take(&leaf);
@@ -99,7 +95,7 @@ class alignas(64) EventReader {
       const EventRecord* record = wide_.tree.Take(&leaf);
       return wide_.stream_of_leaf[leaf]->Take(record);
     }
-    if (run_.pos < run_.size) {  // decoding on threads: a run merged before
+    if (run_.pos < run_.size) {  // a run merged before (by the heap)
       const size_t k = run_.pos++;
       return run_.streams[run_.order[k]]->Take(run_.records[k]);
     }
@@ -110,7 +106,7 @@ class alignas(64) EventReader {
   // Calls f(const Event&) for each event, in the order Next() gives them, until the end,
   // an error (status()), or f returning false when it returns bool; returns whether f
   // stopped it. Next() may go on after f stopped it; f must not call Next() itself. The
-  // same events as Next(), faster with decoding threads: the merge's heads stay in
+  // same events as Next(), faster: the merge's heads stay in
   // registers through a run (MergeTreeSteps::TakeRest) instead of being stored and loaded
   // back on every call, and each view is built inline. A consumer that reads every field
   // gains little: the field reads' registers crowd the heads'.
@@ -125,11 +121,6 @@ class alignas(64) EventReader {
         return static_cast<bool>(f(e));
       }
     };
-    if (!pipeline_) {
-      while (const Event* e = Next())
-        if (!call(*e)) return true;
-      return false;
-    }
     // Takes the rest of a run merged as it is taken (TreeRun or WideRun) from its streams,
     // one per leaf; true when f stopped it.
     auto take_rest = [&](auto& run, const auto& streams) __attribute__((always_inline)) {
@@ -195,43 +186,23 @@ class alignas(64) EventReader {
   // from that chunk's last ones. Reads the packet headers of every chunk but the last;
   // streams it cannot place are left to count from 0. `transforms` per trace.
   void LinkChunks(const std::vector<ClockTransform>& transforms);
-  // The top stream advanced to an event at `ts`: it stays on top while no other head is
-  // earlier.
-  const Event* Merge(uint64_t ts) {
-    heap_[0].ts = ts;
-    if (ts < limit_) [[likely]]
-      return &current_->event();
-    return Reorder();
-  }
   const Event* NextSlow();
-  const Event* Start();
-  const Event* Reorder();
-  const Event* StreamEnded();
-  const Event* Top();
-  void Push(uint32_t s);
-  void SetCurrent(uint32_t s);
-  void ClearCurrent();
 
   std::vector<std::unique_ptr<Trace>> traces_;
   std::vector<std::string> skipped_traces_;
   std::vector<std::unique_ptr<StreamCursor>> cursors_;
-  std::vector<MergeHead> heap_;  // inline decoding
   // Chunks linked by LinkChunks: the stream that goes on from each (kNoStream: none) and
-  // the one each goes on from. Decoding inline, a stream that goes on from another joins
-  // the merge only when that one ends (its events all come after), so that a recording of
+  // the one each goes on from. A stream that goes on from another joins the merge only
+  // when that one ends (its events all come after), so that a recording of
   // many chunks merges as many heads as one chunk has streams, and holds the memory of
   // that many cursors.
   static constexpr uint32_t kNoStream = UINT32_MAX;
   std::vector<uint32_t> successor_, predecessor_;
   uint32_t num_event_classes_ = 0;
   // Declared after cursors_: destroyed (workers joined) before the cursors they decode.
+  // Null once ScanUnordered has read the cursors itself.
   std::unique_ptr<DecodePipeline> pipeline_;
-  // Inline decoding: the cursor of the stream whose event was returned last (null before
-  // the first event and at the end). Its event is not kept beside it: GCC stored the two
-  // pointers with one 16-byte vector store, and Next()'s 8-byte load of the cursor then
-  // waited for that store to complete instead of taking its value from the store buffer.
-  StreamCursor* current_ = nullptr;
-  // Decoding on threads: the pipeline's streams, and the run it merged last (stream indexes
+  // The pipeline's streams, and the run it merged last (stream indexes
   // in merged order; pos is the next one to return), on a cache line of their own.
   struct alignas(64) Run {
     BufferedStream* const* streams = nullptr;
@@ -242,12 +213,7 @@ class alignas(64) EventReader {
   TreeRun tree_;
   WideRun wide_;
   std::vector<BufferedStream*> buffered_;
-  // Smallest head timestamp of the streams other than the top one: while the top stream's
-  // next event is not later, it stays on top and the heap is not touched.
-  uint64_t limit_ = 0;
   bool started_ = false;
-  // With at most kMaxSortedHeads streams heap_ is kept fully sorted (see Reorder).
-  bool sorted_ = false;
   Status status_;
   uint64_t total_bytes_ = 0;
 };

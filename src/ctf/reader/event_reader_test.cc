@@ -1,8 +1,8 @@
 // The merge: every event of every stream comes out exactly once, in (timestamp, stream index)
-// order, each stream's events in their own order, for stream counts on both sides of the
-// sorted-array limit (kMaxSortedHeads) and with timestamps that tie across streams
-// all the time. The scan without merge (ScanUnordered) sees the same events, each stream in
-// its order on one worker, and fails like the merged read.
+// order, each stream's events in their own order, for stream counts on every side of the
+// trees' limits (4 leaves for the tree of selects, more for the tree of losers) and with
+// timestamps that tie across streams all the time. The scan without merge (ScanUnordered) sees the
+// same events, each stream in its order on one worker, and fails like the merged read.
 #include "ctf/reader/event_reader.h"
 
 #include <grp.h>
@@ -132,9 +132,9 @@ TEST(EventReaderTest, ScanUnorderedOnlyBeforeNextAndWithoutDecodeThreads) {
   const std::string dir = tmp.path() + "/t";
   testing::WriteTiedTrace(dir, 2, 100, 3);
   auto noop = [](unsigned, StreamCursor&) {};
-  ReaderOptions inline_decode;
-  inline_decode.decode_threads = 0;
-  auto started = EventReader::Open({dir}, inline_decode);
+  ReaderOptions unthreaded;
+  unthreaded.decode_threads = 0;
+  auto started = EventReader::Open({dir}, unthreaded);
   ASSERT_TRUE(started.ok());
   ASSERT_NE((*started)->Next(), nullptr);
   EXPECT_EQ((*started)->ScanUnordered(2, noop).code(), StatusCode::kInternal);

@@ -1,21 +1,25 @@
-// Merges a known number of records from up to kMaxTreeLeaves sorted runs, without branches.
+// Merges records from up to kMaxTreeLeaves sorted runs a record at a time, without
+// branches: the merge of runs of up to 4 streams (DecodePipeline's TreeRun).
 //
-// Each step finds the smallest of the P runs' next timestamps with a tree of selects
-// recomputed whole (P - 1 nodes, log2(P) deep), which carries each timestamp's record
-// pointer and leaf along: the winner's next record is loaded straight from the pointer the
-// tree returns, and the heads and pointers stay in registers (every index is a constant
-// once the loops are unrolled). A node takes its right child only when that one is
-// strictly earlier, so equal timestamps come out in leaf order: runs given in stream order
-// merge by (timestamp, stream), as MergeHead orders them.
+// Each step finds the smallest of the P runs' next keys with a tree of selects recomputed
+// whole (P - 1 nodes, log2(P) deep), which carries each key's record pointer along: the
+// winner's next record is loaded straight from the pointer the tree returns, and the heads
+// and pointers stay in registers (every index is a constant once the loops are unrolled).
+// A consumer that handles each record as it is taken (EventReader) overlaps the step's
+// chain (the winner's next timestamp loaded, then the selects) with its own work.
 //
-// Why not the sorted heads of merge_heads.h for whole runs: there each step moves the
-// advanced head down a pass over every other head and then looks up the stream's next
-// record by its index; here the step's critical path is the tree's depth plus one load.
+// Each head is one key: its timestamp shifted up past the leaf, which fills the low bits.
+// One comparison then orders two heads by (timestamp, leaf), so equal timestamps come out
+// in leaf order (runs given in stream order merge by (timestamp, stream)), and the
+// winner's leaf comes with its key. A key holds a timestamp below kMaxTime (2^62 ns for 4
+// leaves, the year 2116 for LTTng's times since the Epoch): every record to take must be
+// earlier (Fits); later ones, such as the sentinels at UINT64_MAX, saturate and come after
+// every record taken.
+//
 // The selects are written so that they stay selects: written as ternaries, GCC compiles
 // them into branches that mispredict about one time in two (which stream comes next is
-// close to a coin toss). Past
-// 4 leaves the heads, pointers and leaves no longer fit in registers and the whole-tree
-// step loses to the sorted heads' pass (DecodePipeline uses it up to 4 streams).
+// close to a coin toss). Past 4 leaves the heads and pointers no longer fit in registers
+// and the tree of losers (loser_tree.h), which replays only the winner's path, is cheaper.
 #pragma once
 
 #include <algorithm>
@@ -29,26 +33,6 @@ namespace causeway::ctf {
 inline constexpr size_t kMaxTreeLeaves = 16;
 
 namespace merge_internal {
-
-// (*ts, *at, *leaf) = (b_ts, b_at, b_leaf) when b_ts < *ts.
-template <typename Record>
-inline void TakeEarlier(uint64_t* ts, const Record** at, uint64_t* leaf, uint64_t b_ts,
-                        const Record* b_at, uint64_t b_leaf) {
-#if defined(__x86_64__)
-  asm("cmp %[t], %[bt]\n\t"
-      "cmovb %[bt], %[t]\n\t"
-      "cmovb %[ba], %[a]\n\t"
-      "cmovb %[bl], %[l]"
-      : [t] "+r"(*ts), [a] "+r"(*at), [l] "+r"(*leaf)
-      : [bt] "r"(b_ts), [ba] "r"(b_at), [bl] "r"(b_leaf)
-      : "cc");
-#else
-  const bool b = b_ts < *ts;
-  *ts = b ? b_ts : *ts;
-  *at = b ? b_at : *at;
-  *leaf = b ? b_leaf : *leaf;
-#endif
-}
 
 // (*ts, *at) = (new_ts, new_at) when leaf == i.
 template <typename Record>
@@ -65,25 +49,6 @@ inline void ReplaceIfLeaf(uint64_t leaf, uint64_t i, uint64_t* ts, const Record*
   *ts = leaf == i ? new_ts : *ts;
   *at = leaf == i ? new_at : *at;
 #endif
-}
-
-// The tree's one pass: leaves ts/at/leaf[0..P) in, the earliest (ties: the lowest leaf) out
-// in ts[0], at[0], leaf[0].
-template <size_t P, typename Record>
-inline void SelectEarliest(std::array<uint64_t, P>& ts, std::array<const Record*, P>& at,
-                           std::array<uint64_t, P>& leaf) {
-#pragma GCC unroll 8
-  for (size_t width = P / 2; width >= 1; width /= 2) {
-#pragma GCC unroll 8
-    for (size_t i = 0; i < width; ++i) {
-      uint64_t t = ts[2 * i], l = leaf[2 * i];
-      const Record* a = at[2 * i];
-      TakeEarlier(&t, &a, &l, ts[2 * i + 1], at[2 * i + 1], leaf[2 * i + 1]);
-      ts[i] = t;
-      at[i] = a;
-      leaf[i] = l;
-    }
-  }
 }
 
 // (*key, *at) = (b_key, b_at) when b_key < *key.
@@ -103,7 +68,7 @@ inline void TakeSmaller(uint64_t* key, const Record** at, uint64_t b_key, const 
 #endif
 }
 
-// SelectEarliest for keys that carry their leaf: the smallest out in key[0], at[0].
+// The tree's one pass over keys that carry their leaf: the smallest out in key[0], at[0].
 template <size_t P, typename Record>
 inline void SelectSmallestKey(std::array<uint64_t, P>& key, std::array<const Record*, P>& at) {
 #pragma GCC unroll 8
@@ -121,46 +86,6 @@ inline void SelectSmallestKey(std::array<uint64_t, P>& key, std::array<const Rec
 
 }  // namespace merge_internal
 
-// Takes `count` records in (timestamp, leaf) order from the runs starting at next[0..P)
-// (P a power of two, at most kMaxTreeLeaves), calling take(leaf, record) for each. No
-// bounds are checked: every run must hold, after its part of the merge, a record that
-// comes after every record taken, by (timestamp, leaf): a later one, or a sentinel at
-// UINT64_MAX when no record taken is at UINT64_MAX. An unused leaf points at such a
-// sentinel.
-template <size_t P, typename Record, typename Take>
-inline void MergeTree(std::array<const Record*, P> next, size_t count, Take&& take) {
-  static_assert(P >= 2 && P <= kMaxTreeLeaves && (P & (P - 1)) == 0);
-  std::array<uint64_t, P> head;
-#pragma GCC unroll 16
-  for (size_t i = 0; i < P; ++i) head[i] = next[i]->timestamp;
-  for (size_t k = 0; k < count; ++k) {
-    std::array<uint64_t, P> ts = head;
-    std::array<const Record*, P> at = next;
-    std::array<uint64_t, P> leaf;
-#pragma GCC unroll 16
-    for (size_t i = 0; i < P; ++i) leaf[i] = i;
-    merge_internal::SelectEarliest<P>(ts, at, leaf);
-    take(static_cast<size_t>(leaf[0]), at[0]);
-    const Record* following = at[0] + 1;
-    const uint64_t following_ts = following->timestamp;
-#pragma GCC unroll 16
-    for (size_t i = 0; i < P; ++i)
-      merge_internal::ReplaceIfLeaf(leaf[0], i, &head[i], &next[i], following_ts, following);
-  }
-}
-
-// MergeTree taken one record at a time, its heads kept between calls: the same order under
-// the same bound, for a consumer that handles each record as it is taken (EventReader). The
-// step's chain (the winner's next timestamp loaded, then the selects) then overlaps the
-// consumer's work instead of running before it, and the order needs no array.
-//
-// Each head is one key: its timestamp shifted up past the leaf, which fills the low bits.
-// One comparison then orders two heads by (timestamp, leaf), and the winner's leaf comes
-// with its key: a node selects two values instead of three, and the step needs no leaf
-// indexes. A key holds a timestamp
-// below kMaxTime (2^62 ns, the year 2116 for LTTng's times since the Epoch): every record
-// to take must be earlier (Fits); later ones, such as the sentinels at UINT64_MAX, saturate
-// and come after every record taken.
 template <size_t P, typename Record>
 class MergeTreeSteps {
  public:

@@ -244,8 +244,8 @@ TEST_F(RotatedChunksTest, DamagedChunkBeforeFailsTheReadAndTheNextCountsAlone) {
 }
 
 // The next chunk's stream fails at its first event (an id no class has): the merged read
-// stops right before it, with the error naming the file, decoding inline and on a thread
-// alike (the later chunk joins the merge when its predecessor ends), and the scan reports
+// stops right before it, with the error naming the file, decoding on the caller's thread and on
+// another alike (the later chunk joins the merge when its predecessor ends), and the scan reports
 // the same error.
 TEST_F(RotatedChunksTest, DamagedNextChunkStopsTheReadRightAfterTheChunkBefore) {
   const std::string damaged = second_ + "/channel0_0";
@@ -284,7 +284,7 @@ TEST_F(RotatedChunksTest, DamagedNextChunkStopsTheReadRightAfterTheChunkBefore) 
 }
 
 // LTTng writes a packet of no events for a CPU idle through a chunk. Found in a run of
-// LttngUstInteropTest.RotatedChunksReadAsOneSequence: the inline merge started no stream
+// LttngUstInteropTest.RotatedChunksReadAsOneSequence: a merge once started no stream
 // whose first chunk had no event, and lost the chunks after it.
 TEST(RotatedRecordingTest, StreamWithoutEventsInItsFirstChunksGoesOnInTheNext) {
   testing::TempDir tmp;
@@ -368,7 +368,7 @@ TEST(RotatedRecordingTest, FailureInTheNextChunkOfAnIdleStreamIsMetInItsChainsPl
 // Recordings drawn at random: 1 to 6 chunks of 1 to 4 streams, each stream with 0 to 40
 // events per chunk (none in about a third, whole chains of none among them; one event in
 // each chunk at least), as LTTng writes them (every stream has a file and a packet in every
-// chunk). Every read, inline, on decoding threads with batches of several sizes, and the
+// chunk). Every read, unthreaded, on decoding threads with batches of several sizes, and the
 // scan, gives every event once, in time order, with no packet counted as lost. With one
 // or two streams' chunks damaged, every read gives the same events (those up to the
 // damaged streams' earliest last good one at least, in order) and the same error, and the
@@ -476,8 +476,8 @@ TEST(RotatedRecordingTest, RandomIdleStreamsAndDamagedChunksReadAlikeInEveryMode
 }
 
 // A recording rotated into many chunks reads as the same recording unrotated: the same
-// events in the same order, decoding inline and on a thread, with the discarded events
-// counted once.
+// events in the same order, decoding on the caller's thread and on another, with the discarded
+// events counted once.
 TEST(RotatedRecordingTest, ManyChunksReadLikeTheRecordingUnrotated) {
   testing::TempDir tmp;
   constexpr uint32_t kStreams = 3, kEvents = 3000;

@@ -339,6 +339,7 @@ Status StreamCursor::StartPacket() {
   content_end_ = content_bits;
   next_packet_ = packet_offset_ + packet_bits / 8;
   ++stats_.packets;
+  ++stats_changes_;  // and what the packet's context counts, below
 
   if (k.timestamp_begin)
     clock_ = UpdateClock(clock_, Read(k.timestamp_begin), k.timestamp_begin->scalar.size_bits);
@@ -720,6 +721,7 @@ inline void StreamCursor::Finish(const EventPlan* ep, uint32_t plan_index, uint6
   uint64_t ts = clock_is_ns_ ? clock + clock_offset_ns_ : ToNs(clock);
   if (ts < last_ts_) [[unlikely]] {
     ++stats_.clamped_events;
+    ++stats_changes_;
     stats_.max_backward_ns = std::max(stats_.max_backward_ns, last_ts_ - ts);
     ts = last_ts_;
   }
@@ -784,6 +786,7 @@ bool StreamCursor::NextSlow() {
       // check for it.
       if (!have_ts_) {
         stats_.first_ts = event_.timestamp;
+        ++stats_changes_;
         have_ts_ = true;
       }
       return true;

@@ -106,6 +106,11 @@ class alignas(64) StreamCursor {
     s.events = events_;
     return s;
   }
+  // Bumped whenever stats() changes other than by one more event and its time: a packet
+  // entered (packets, discarded events, lost packets), a timestamp clamped, the first
+  // time set. The decoding pipeline notes stats() at those events, to give the statistics
+  // as of any event of a batch.
+  uint64_t stats_changes() const { return stats_changes_; }
   uint64_t bytes_consumed() const { return packet_offset_; }
   // The time of the last record Next() returned (an event, or a discarded-events record);
   // false when it returned none. A merged read that meets this stream's error stops right
@@ -238,6 +243,7 @@ class alignas(64) StreamCursor {
   uint64_t last_ts_ = 0;  // last timestamp returned (ns)
   uint64_t clock_offset_ns_ = 0;
   uint64_t events_ = 0;                      // stats_.events, kept here with the hot state
+  uint64_t stats_changes_ = 0;               // stats_changes()
   uint64_t static_start_ = kNoStaticLayout;  // NextNotingLayout: the static path's header start
   const uint8_t* data_ = nullptr;            // event_.data: the current packet
   uint64_t* header_slots_ = nullptr;         // slots_[kEventHeader]
