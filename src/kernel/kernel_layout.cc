@@ -7,7 +7,6 @@ namespace causeway::kernel {
 
 namespace {
 
-using ctf::PlanNode;
 using ctf::Scope;
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -53,23 +52,32 @@ Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
   return Kind::kNone;
 }
 
-// The first field of `plan` named one of `names` (payload fields only, or context fields
-// only), searching exact names, then dotted paths ending in ".name".
-const PlanNode* FindField(const ctf::EventPlan& plan, std::initializer_list<std::string_view> names,
-                          bool context, int skip = 0) {
+// The index in plan.fields of the first field named one of `names` (payload fields only,
+// or context fields only), searching exact names, then dotted paths ending in ".name"; -1
+// when there is none.
+int FindField(const ctf::EventPlan& plan, std::initializer_list<std::string_view> names,
+              bool context, int skip = 0) {
   for (std::string_view n : names) {
     int seen = 0;
-    for (const auto& f : plan.fields) {
+    for (int i = 0; i < static_cast<int>(plan.fields.size()); ++i) {
+      const auto& f = plan.fields[i];
       const bool is_context = f.node->loc.scope != Scope::kEventPayload;
       if (is_context != context) continue;
       const std::string_view fn = f.name;
       if (fn == n ||
           (EndsWith(fn, n) && fn.size() > n.size() && fn[fn.size() - n.size() - 1] == '.')) {
-        if (seen++ == skip) return f.node;
+        if (seen++ == skip) return i;
       }
     }
   }
-  return nullptr;
+  return -1;
+}
+
+std::optional<ctf::ScalarRef> IntegerAt(const ctf::EventPlan& plan, int field) {
+  return field < 0 ? std::nullopt : ctf::ScalarRefOf(plan, field);
+}
+std::optional<ctf::TextRef> TextAt(const ctf::EventPlan& plan, int field) {
+  return field < 0 ? std::nullopt : ctf::TextRefOf(plan, field);
 }
 
 }  // namespace
@@ -111,49 +119,54 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
         c.trace = ti;
         const ctf::EventPlan& p = *ep;
         auto payload = [&](std::initializer_list<std::string_view> names) {
-          return Field{LoadOf(FindField(p, names, false)), LoadOf(FindField(p, names, false, 1))};
+          return Integer{IntegerAt(p, FindField(p, names, false)),
+                         IntegerAt(p, FindField(p, names, false, 1))};
         };
-        c.current_tid = Field{LoadOf(FindField(p, {"perf_tid", "tid", "vtid"}, true)),
-                              LoadOf(FindField(p, {"perf_tid", "common_pid"}, false))};
-        c.flags = Field{LoadOf(FindField(p, {"common_flags"}, false)), {}};
+        auto payload_text = [&](std::initializer_list<std::string_view> names) {
+          return Text{TextAt(p, FindField(p, names, false)),
+                      TextAt(p, FindField(p, names, false, 1))};
+        };
+        c.current_tid = Integer{IntegerAt(p, FindField(p, {"perf_tid", "tid", "vtid"}, true)),
+                                IntegerAt(p, FindField(p, {"perf_tid", "common_pid"}, false))};
+        c.flags = Integer{IntegerAt(p, FindField(p, {"common_flags"}, false)), {}};
         switch (kind) {
           case Kind::kSwitch:
             c.tid = payload({"prev_tid", "prev_pid"});
             c.second_tid = payload({"next_tid", "next_pid"});
             c.number = payload({"prev_state"});
-            c.name = payload({"prev_comm"});
-            c.next_comm = payload({"next_comm"});
+            c.name = payload_text({"prev_comm"});
+            c.next_comm = payload_text({"next_comm"});
             l.has_scheduling_ = true;
             break;
           case Kind::kWakeup:
           case Kind::kWakeupNew:
             c.tid = payload({"tid", "pid"});
-            c.name = payload({"comm"});
+            c.name = payload_text({"comm"});
             break;
           case Kind::kFork:
             c.tid = payload({"parent_tid", "parent_pid"});
             c.second_tid = payload({"child_tid", "child_pid"});
-            c.name = payload({"child_comm"});
+            c.name = payload_text({"child_comm"});
             // LTTng and the recorder give the child's tid and its process; perf's child_pid
             // is the tid itself.
-            if (FindField(p, {"child_tid"}, false)) c.pid = payload({"child_pid"});
+            if (FindField(p, {"child_tid"}, false) >= 0) c.pid = payload({"child_pid"});
             break;
           case Kind::kExec:
             c.tid = payload({"tid", "pid"});
-            c.name = payload({"filename"});
+            c.name = payload_text({"filename"});
             break;
           case Kind::kExit:
             c.tid = payload({"tid", "pid"});
             break;
           case Kind::kStatedump:
             c.tid = payload({"tid"});
-            c.name = payload({"name"});
+            c.name = payload_text({"name"});
             c.number = payload({"status"});
             c.pid = payload({"pid"});
             break;
           case Kind::kIrqEntry:
             c.number = payload({"irq"});
-            c.name = payload({"name"});
+            c.name = payload_text({"name"});
             break;
           case Kind::kSoftirqEntry:
           case Kind::kSoftirqExit:
@@ -166,7 +179,7 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             c.seq = payload({"seq"});
             c.ack_seq = payload({"ack_seq"});
             c.tcp_flags = payload({"flags"});
-            if (!c.seq.a.node || !c.ack_seq.a.node || !c.tcp_flags.a.node) c.kind = Kind::kNone;
+            if (!c.seq.a || !c.ack_seq.a || !c.tcp_flags.a) c.kind = Kind::kNone;
             break;
           case Kind::kBlockComplete:
             c.number = payload({"dev"});
@@ -189,58 +202,16 @@ size_t KernelLayout::num_used_classes() const {
   return n;
 }
 
-KernelLayout::Load KernelLayout::LoadOf(const PlanNode* node) {
-  Load l;
-  if (!node) return l;
-  l.node = node;
-  l.offset_bits = node->loc.offset_bits;
-  l.slot = node->loc.slot;
-  l.scope = static_cast<uint8_t>(node->loc.scope);
-  l.size_bits = node->scalar.size_bits;
-  l.is_signed = node->scalar.is_signed;
-  // A field aligned on a byte starts on one (CTF aligns from the packet start); a float or
-  // a big-endian field takes ReadRawBits. Convert still checks the position and the size.
-  l.aligned_le = node->align_bits % 8 == 0 && !node->scalar.big_endian && !node->scalar.is_float;
-  return l;
-}
-
 namespace {
 
-using Load = KernelLayout::Load;
-
-// The bit position of a field at one of its two places, and which; nullptr when absent (a
-// field of a variant option not chosen).
-inline const Load* Locate(const ctf::Event& e, const Load& a, const Load& b, uint64_t* pos) {
-  if (a.node) {
-    const uint64_t anchor = e.Anchor(a.scope, a.slot);
-    if (anchor != ctf::kAbsent) {
-      *pos = anchor + a.offset_bits;
-      return &a;
-    }
-  }
-  if (b.node) {
-    const uint64_t anchor = e.Anchor(b.scope, b.slot);
-    if (anchor != ctf::kAbsent) {
-      *pos = anchor + b.offset_bits;
-      return &b;
-    }
-  }
+// The value at the first of a field's places that the event has; nullptr when it has
+// neither (a field of a variant option not chosen).
+template <class Ref>
+inline const Ref* Locate(const ctf::Event& e, const std::optional<Ref>& a,
+                         const std::optional<Ref>& b) {
+  if (a && e.Has(*a)) return &*a;
+  if (b && e.Has(*b)) return &*b;
   return nullptr;
-}
-
-// Raw bits, zero-extended (Event::GetUnsigned).
-inline uint64_t Raw(const ctf::Event& e, const Load& l, uint64_t pos) {
-  uint64_t v;
-  if (l.aligned_le && !(pos & 7) && ctf::LoadAlignedLe(e.data + (pos >> 3), l.size_bits, &v))
-      [[likely]]
-    return v;
-  return ctf::ReadRawBits(e.data, e.data_end, pos, l.node->scalar);
-}
-
-// Sign-extended when the field is signed (Event::GetSigned).
-inline int64_t Signed(const ctf::Event& e, const Load& l, uint64_t pos) {
-  const uint64_t raw = Raw(e, l, pos);
-  return l.is_signed ? ctf::SignExtend(raw, l.size_bits) : static_cast<int64_t>(raw);
 }
 
 }  // namespace
@@ -248,22 +219,19 @@ inline int64_t Signed(const ctf::Event& e, const Load& l, uint64_t pos) {
 std::string_view KernelLayout::ResolveName(const KernelEvent& k, NameField which) {
   const auto& e = *static_cast<const ctf::Event*>(k.name_event_);
   const auto& c = *static_cast<const ClassLayout*>(k.name_layout_);
-  const Field& f = which == NameField::kName ? c.name : c.next_comm;
-  uint64_t pos = 0;
-  const Load* l = Locate(e, f.a, f.b, &pos);
-  return l ? e.GetString(*l->node) : std::string_view();
+  const Text& f = which == NameField::kName ? c.name : c.next_comm;
+  const ctf::TextRef* r = Locate(e, f.a, f.b);
+  return r ? e.GetString(*r) : std::string_view();
 }
 
 bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const {
-  auto integer = [&](const Field& f, int64_t dflt) -> int64_t {
-    uint64_t pos = 0;
-    const Load* l = Locate(e, f.a, f.b, &pos);
-    return l ? Signed(e, *l, pos) : dflt;
+  auto integer = [&](const Integer& f, int64_t dflt) -> int64_t {
+    const ctf::ScalarRef* r = Locate(e, f.a, f.b);
+    return r ? e.GetSigned(*r) : dflt;
   };
-  auto unsigned_ = [&](const Field& f) -> uint64_t {
-    uint64_t pos = 0;
-    const Load* l = Locate(e, f.a, f.b, &pos);
-    return l ? Raw(e, *l, pos) : 0;
+  auto unsigned_ = [&](const Integer& f) -> uint64_t {
+    const ctf::ScalarRef* r = Locate(e, f.a, f.b);
+    return r ? e.GetUnsigned(*r) : 0;
   };
   // Every field is stored once, explicitly: `*out = KernelEvent{}` first compiles to a
   // `rep stos` over the whole struct, a third of this function's time on a busy trace.
@@ -277,7 +245,7 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->number_ = integer(c.number, 0);
   out->name_ = {};
   out->next_comm_ = {};
-  if (c.name.a.node || c.next_comm.a.node) {
+  if (c.name.a || c.next_comm.a) {
     out->resolve_ = &ResolveName;
     out->name_event_ = &e;
     out->name_layout_ = &c;
@@ -285,20 +253,18 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
     out->resolve_ = nullptr;
     out->name_event_ = out->name_layout_ = nullptr;
   }
-  out->current_tid = (c.current_tid.a.node || c.current_tid.b.node)
-                         ? static_cast<int32_t>(integer(c.current_tid, -1))
-                         : -1;
-  out->has_context_flags = c.flags.a.node != nullptr;
-  out->context_flags = c.flags.a.node ? static_cast<uint32_t>(unsigned_(c.flags)) : 0;
-  out->pid = c.pid.a.node ? static_cast<int32_t>(integer(c.pid, -1)) : -1;
+  out->current_tid =
+      (c.current_tid.a || c.current_tid.b) ? static_cast<int32_t>(integer(c.current_tid, -1)) : -1;
+  out->has_context_flags = c.flags.a.has_value();
+  out->context_flags = c.flags.a ? static_cast<uint32_t>(unsigned_(c.flags)) : 0;
+  out->pid = c.pid.a ? static_cast<int32_t>(integer(c.pid, -1)) : -1;
   out->seq = out->ack_seq = 0;
   out->tcp_flags = 0;
   out->end_ts = 0;
   if (c.kind == Kind::kPacketSend || c.kind == Kind::kPacketRecv) {
-    uint64_t pos = 0;
-    const Load* s = Locate(e, c.seq.a, c.seq.b, &pos);
+    const ctf::ScalarRef* s = Locate(e, c.seq.a, c.seq.b);
     if (!s) return false;  // not a TCP segment (UDP, ARP, IPv6 without TCP...)
-    out->seq = Raw(e, *s, pos);
+    out->seq = e.GetUnsigned(*s);
     out->ack_seq = unsigned_(c.ack_seq);
     out->tcp_flags = static_cast<uint32_t>(unsigned_(c.tcp_flags));
   }

@@ -19,10 +19,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ctf/reader/event_reader.h"
+#include "ctf/reader/field_ref.h"
 #include "kernel/kernel_event.h"
 
 namespace causeway::kernel {
@@ -53,33 +55,24 @@ class KernelLayout {
   // True when some trace has the events a graph needs (sched_switch).
   bool has_scheduling() const { return has_scheduling_; }
 
-  // Where an integer field lies, copied from its PlanNode when the table is built: the
-  // conversion of an event reads this entry only, and a byte-aligned little-endian field of
-  // 8, 16, 32 or 64 bits (every field the model reads in LTTng's and the recorder's kernel
-  // traces) is one load instead of a call to ctf::ReadRawBits.
-  struct Load {
-    const ctf::PlanNode* node = nullptr;  // nullptr: the class has no such field
-    uint32_t offset_bits = 0;             // node->loc
-    uint16_t slot = 0;
-    uint8_t scope = 0;
-    bool aligned_le = false;  // a byte-aligned little-endian integer: ctf::LoadAlignedLe
-    uint8_t size_bits = 0;
-    bool is_signed = false;
-  };
-  static Load LoadOf(const ctf::PlanNode* node);
-
  private:
-  // A field that may sit at one of two places (e.g. an ipv4 or ipv6 variant option).
-  struct Field {
-    Load a, b;
+  // A field that may sit at one of two places (e.g. an ipv4 or ipv6 variant option): the
+  // first place the event has is read. Refs made from the field's index in the class's
+  // plan (ctf::ScalarRefOf(plan, field)), so that events of static layout read it with
+  // one load; nullopt where the class has no such field.
+  struct Integer {
+    std::optional<ctf::ScalarRef> a, b;
+  };
+  struct Text {
+    std::optional<ctf::TextRef> a, b;
   };
   struct ClassLayout {
     Kind kind = Kind::kNone;
     uint32_t trace = 0;
     // Where the class keeps each KernelEvent field: second_tid and number are the slots
     // behind KernelEvent's per-kind accessors (next_tid, prev_state, irq, …).
-    Field tid, second_tid, number, name, next_comm, current_tid, flags, seq, ack_seq, tcp_flags,
-        pid;
+    Integer tid, second_tid, number, current_tid, flags, seq, ack_seq, tcp_flags, pid;
+    Text name, next_comm;
   };
   bool ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const;
   bool ConvertLost(const ctf::Event& e, KernelEvent* out) const;

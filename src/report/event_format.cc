@@ -3,7 +3,7 @@
 #include <array>
 #include <cmath>
 #include <ctime>
-#include <vector>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -15,14 +15,10 @@ namespace causeway::report {
 using namespace std::string_view_literals;
 
 using ctf::Event;
-using ctf::PlanNode;
-using ctf::TypeKind;
 
 namespace {
 
 using Line = EventFormatter::Line;
-
-uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 // A JSON string: copied between its quotes when nothing in it needs an escape (names,
 // hosts, most payload strings), else escaped by AppendJsonString.
@@ -160,264 +156,130 @@ void AppendTextString(std::string_view s, Line* out) {
   out->push_back('"');
 }
 
-bool IsText(const PlanNode& n) {
-  const auto* t = n.type;
-  if (t->kind != TypeKind::kArray && t->kind != TypeKind::kSequence) return false;
-  const auto* e = t->element.get();
-  return e && e->kind == TypeKind::kInteger && e->size_bits == 8 &&
-         e->encoding != ctf::Encoding::kNone;
-}
+// The values of a walk as babeltrace2's text sink prints them: "{ name = value, … }",
+// arrays as "[ [0] = v, … ]", enums as "( "label" : container = 3 )".
+class TextFields final : public ctf::FieldVisitor {
+ public:
+  explicit TextFields(Line* out) : out_(out) {}
 
-}  // namespace
-
-// Walks a compiled type tree over one event's bytes. Positions come from the event's
-// slots, copied so that elements of arrays of variable-size elements can be re-walked:
-// inside them, a node that owns an anchor writes its own start into the copy.
-struct EventFormatter::Walk {
-  const Event& e;
-  bool json;
-  Line* out;
-  // The formatter's (EventFormatter::walk_slots_), reused from event to event: empty for a
-  // scope not bound.
-  std::vector<uint64_t>* slots;
-  bool rewalk = false;
-  // Array elements printed at most: elements that take bits are fewer than the event's bits;
-  // only empty ones (a huge array of empty structs in the metadata) can run out of it.
-  uint64_t elements_left;
-
-  Walk(const Event& ev, bool as_json, Line* o, std::vector<uint64_t>* scope_slots)
-      : e(ev),
-        json(as_json),
-        out(o),
-        slots(scope_slots),
-        elements_left(ev.content_end_bits + 4096) {
-    for (int s = 0; s < ctf::kNumScopes; ++s) slots[s].clear();
+  void BeginStruct(size_t) override { *out_ += "{ "sv; }
+  void Member(size_t index, std::string_view name) override {
+    if (index) *out_ += ", "sv;
+    *out_ += name;
+    *out_ += " = "sv;
   }
-
-  void Bind(ctf::Scope scope, uint16_t num_slots) {
-    const int s = static_cast<int>(scope);
-    slots[s].resize(num_slots);
-    for (uint32_t i = 0; i < num_slots; ++i) slots[s][i] = e.Anchor(s, i);
+  void EndStruct(size_t num_members) override { *out_ += num_members ? " }"sv : "}"sv; }
+  // The chosen option's value, without its name.
+  void BeginVariant(std::string_view) override { *out_ += "{ "sv; }
+  void EndVariant() override { *out_ += " }"sv; }
+  void UnknownOption() override { *out_ += "<unknown option>"sv; }
+  void BeginArray(uint64_t) override { *out_ += "[ "sv; }
+  void Element(uint64_t index) override {
+    if (index) *out_ += ", "sv;
+    out_->push_back('[');
+    AppendDecimal(index, out_);
+    *out_ += "] = "sv;
   }
-
-  uint64_t Pos(const PlanNode& n, uint64_t cursor) {
-    auto& v = slots[static_cast<int>(n.loc.scope)];
-    if (rewalk && n.owns_anchor) v[n.loc.slot] = AlignUp(cursor, n.align_bits);
-    const uint64_t a = v[n.loc.slot];
-    return a == ctf::kAbsent ? ctf::kAbsent : a + n.loc.offset_bits;
-  }
-  uint64_t ReadAt(uint64_t pos, const ctf::ScalarDesc& d) const {
-    return ctf::ReadRawBits(e.data, e.data_end, pos, d);
-  }
-  uint64_t ReadRef(const PlanNode& n) {
-    // A scope the walk does not print (the headers, the packet context) is read from the
-    // event's own slots.
-    const int s = static_cast<int>(n.ref.scope);
-    const uint64_t anchor = slots[s].empty() ? e.Anchor(s, n.ref.slot) : slots[s][n.ref.slot];
-    if (anchor == ctf::kAbsent) return 0;
-    return ReadAt(anchor + n.ref.offset_bits, n.ref_scalar);
-  }
-
-  void Scalar(const PlanNode& n, uint64_t pos) {
-    const ctf::Type& t = *n.type;
-    const uint64_t raw = ReadAt(pos, n.scalar);
-    if (t.kind == TypeKind::kFloat) {
-      const double d = ctf::BitsToDouble(raw, n.scalar.size_bits);
-      if (json && !std::isfinite(d))
-        *out += "null"sv;
-      else if (json)
-        *out += fmt::format("{}", d);
-      else
-        *out += fmt::format("{:g}", d);
-      return;
+  void ElementsCut(uint64_t index) override { *out_ += index ? ", ..."sv : "..."sv; }
+  void EndArray(uint64_t length) override { *out_ += length ? " ]"sv : "]"sv; }
+  void Integer(const ctf::IntegerValue& v) override { Number(v); }
+  void Enum(const ctf::IntegerValue& v, std::span<const std::string* const> labels) override {
+    // babeltrace2 2.0.4: every matching label in declaration order, comma-separated, each
+    // escaped as a string is (checked on a live LTTng-UST trace).
+    *out_ += "( "sv;
+    if (labels.empty()) *out_ += "<unknown>"sv;
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (i) *out_ += ", "sv;
+      AppendTextString(*labels[i], out_);
     }
-    const int64_t sv = n.scalar.is_signed ? ctf::SignExtend(raw, n.scalar.size_bits) : 0;
+    *out_ += " : container = "sv;
+    Number(v);
+    *out_ += " )"sv;
+  }
+  void Float(double v) override { *out_ += fmt::format("{:g}", v); }
+  void Text(std::string_view text) override { AppendTextString(text, out_); }
+  void Absent() override { *out_ += "<absent>"sv; }
+
+ private:
+  void Number(const ctf::IntegerValue& v) {
     // A negative value in base 16 or 8 shows its two's complement on the field size rounded
     // up to whole digits, as babeltrace2 does (-1 in 13 bits is 0xFFFF).
     auto digits_mask = [&](unsigned digit_bits) {
-      const unsigned size = n.scalar.size_bits;
-      const unsigned rounded = (size + digit_bits - 1) / digit_bits * digit_bits;
-      const uint64_t v = n.scalar.is_signed ? static_cast<uint64_t>(sv) : raw;
-      return rounded >= 64 ? v : v & ((uint64_t{1} << rounded) - 1);
+      const unsigned rounded = (v.size_bits + digit_bits - 1) / digit_bits * digit_bits;
+      const uint64_t u = v.is_signed ? static_cast<uint64_t>(v.value) : v.bits;
+      return rounded >= 64 ? u : u & ((uint64_t{1} << rounded) - 1);
     };
-    auto number = [&]() {
-      if (!json && t.base == 16)
-        AppendHexUpper(digits_mask(4), out);
-      else if (!json && t.base == 8)
-        *out += fmt::format("0{:o}", digits_mask(3));
-      else if (!json && t.base == 2)
-        *out += fmt::format("0b{:0{}b}", raw, n.scalar.size_bits);
-      else if (n.scalar.is_signed)
-        AppendDecimal(sv, out);
-      else
-        AppendDecimal(raw, out);
-    };
-    if (t.kind != TypeKind::kEnum) return number();
-    std::vector<const std::string*> labels;
-    for (const auto& m : t.mappings) {
-      const bool hit = n.scalar.is_signed ? (sv >= m.lo && sv <= m.hi)
-                                          : (raw >= static_cast<uint64_t>(m.lo) &&
-                                             raw <= static_cast<uint64_t>(m.hi));
-      if (hit) labels.push_back(&m.label);
-    }
-    if (json) {
-      *out += "{\"label\":"sv;
-      if (labels.empty())
-        *out += "null"sv;
-      else
-        AppendJsonText(out, *labels[0]);
-      *out += ",\"value\":"sv;
-      number();
-      *out += "}"sv;
-      return;
-    }
-    // babeltrace2 2.0.4: every matching label in declaration order, comma-separated, each
-    // escaped as a string is (checked on a live LTTng-UST trace).
-    *out += "( "sv;
-    if (labels.empty()) *out += "<unknown>"sv;
-    for (size_t i = 0; i < labels.size(); ++i) {
-      if (i) *out += ", "sv;
-      AppendTextString(*labels[i], out);
-    }
-    *out += " : container = "sv;
-    number();
-    *out += " )"sv;
-  }
-
-  // Appends the value of `n` starting at or after `cursor`; returns where it ends.
-  uint64_t Value(const PlanNode& n, uint64_t cursor) {
-    const uint64_t pos = Pos(n, cursor);
-    if (pos == ctf::kAbsent) {
-      *out += json ? "null"sv : "<absent>"sv;
-      return cursor;
-    }
-    const ctf::Type& t = *n.type;
-    switch (t.kind) {
-      case TypeKind::kInteger:
-      case TypeKind::kEnum:
-      case TypeKind::kFloat:
-        Scalar(n, pos);
-        return pos + t.size_bits;
-      case TypeKind::kString: {
-        const char* p = reinterpret_cast<const char*>(e.data) + pos / 8;
-        const uint64_t avail = e.content_end_bits / 8 - pos / 8;
-        const void* nul = std::memchr(p, 0, avail);
-        const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
-        if (json)
-          AppendJsonText(out, {p, len});
-        else
-          AppendTextString({p, len}, out);
-        return pos + (len + 1) * 8;
-      }
-      case TypeKind::kStruct:
-        return Struct(n, pos);
-      case TypeKind::kVariant: {
-        const uint64_t raw = ReadRef(n);
-        const bool sign = n.ref_scalar.is_signed;
-        const int64_t sv = sign ? ctf::SignExtend(raw, n.ref_scalar.size_bits) : 0;
-        for (const auto& m : n.ref_type->mappings) {
-          const bool hit =
-              sign ? (sv >= m.lo && sv <= m.hi)
-                   : (raw >= static_cast<uint64_t>(m.lo) && raw <= static_cast<uint64_t>(m.hi));
-          if (!hit) continue;
-          for (const auto& opt : n.children) {
-            if (opt.raw_name != m.label && opt.name != m.label) continue;
-            // babeltrace2 prints the chosen option's value without its name.
-            if (json) {
-              *out += "{"sv;
-              Name(opt);
-            } else {
-              *out += "{ "sv;
-            }
-            const uint64_t end = Value(opt, pos);
-            *out += json ? "}"sv : " }"sv;
-            return end;
-          }
-        }
-        *out += json ? "null"sv : "<unknown option>"sv;
-        return pos;
-      }
-      case TypeKind::kArray:
-      case TypeKind::kSequence:
-        return Array(n, pos);
-    }
-    return pos;
-  }
-
-  void Name(const PlanNode& n) {
-    if (json) {
-      AppendJsonText(out, n.name);
-      out->push_back(':');
-    } else {
-      *out += n.name;
-      *out += " = "sv;
-    }
-  }
-
-  uint64_t Struct(const PlanNode& n, uint64_t pos) {
-    *out += json ? "{"sv : "{ "sv;
-    uint64_t cursor = pos;
-    for (size_t i = 0; i < n.children.size(); ++i) {
-      if (i) *out += json ? ","sv : ", "sv;
-      Name(n.children[i]);
-      cursor = Value(n.children[i], cursor);
-    }
-    if (json)
-      *out += "}"sv;
+    if (v.base == 16)
+      AppendHexUpper(digits_mask(4), out_);
+    else if (v.base == 8)
+      *out_ += fmt::format("0{:o}", digits_mask(3));
+    else if (v.base == 2)
+      *out_ += fmt::format("0b{:0{}b}", v.bits, v.size_bits);
+    else if (v.is_signed)
+      AppendDecimal(v.value, out_);
     else
-      *out += n.children.empty() ? "}"sv : " }"sv;
-    return cursor;
+      AppendDecimal(v.bits, out_);
   }
-
-  uint64_t Array(const PlanNode& n, uint64_t pos) {
-    const ctf::Type& t = *n.type;
-    const uint64_t count = t.kind == TypeKind::kArray ? t.length : ReadRef(n);
-    const PlanNode& elem = n.children[0];
-    const uint64_t start = AlignUp(pos, elem.align_bits);
-    if (IsText(n)) {
-      const char* p = reinterpret_cast<const char*>(e.data) + start / 8;
-      const uint64_t avail = std::min<uint64_t>(count, e.content_end_bits / 8 - start / 8);
-      const void* nul = std::memchr(p, 0, avail);
-      const size_t len = nul ? static_cast<const char*>(nul) - p : avail;
-      if (json)
-        AppendJsonText(out, {p, len});
-      else
-        AppendTextString({p, len}, out);
-      return start + count * 8;
-    }
-    *out += json ? "["sv : "[ "sv;
-    uint64_t cursor = start;
-    const bool saved = rewalk;
-    const uint64_t stride = elem.fixed_size ? AlignUp(elem.size_bits, elem.align_bits) : 0;
-    for (uint64_t i = 0; i < count; ++i) {
-      if (elements_left == 0) {
-        if (!json) *out += i ? ", ..."sv : "..."sv;
-        break;
-      }
-      --elements_left;
-      if (i) *out += json ? ","sv : ", "sv;
-      if (!json) {
-        out->push_back('[');
-        AppendDecimal(i, out);
-        *out += "] = "sv;
-      }
-      if (elem.fixed_size) {
-        // Static element: its anchor is the element start.
-        slots[static_cast<int>(elem.loc.scope)][elem.loc.slot] = start + i * stride;
-        rewalk = false;
-        Value(elem, cursor);
-        cursor = start + (i + 1) * stride;
-      } else {
-        rewalk = true;
-        cursor = Value(elem, cursor);
-      }
-      if (cursor > e.content_end_bits) break;
-    }
-    rewalk = saved;
-    *out += json ? "]"sv : (count ? " ]"sv : "]"sv);
-    return count && elem.fixed_size ? start + count * stride : cursor;
-  }
+  Line* out_;
 };
+
+// The values of a walk as JSON: structs as objects, a variant as an object holding its
+// chosen option, arrays as arrays, numbers in decimal, enums as {"label":…,"value":…}.
+class JsonFields final : public ctf::FieldVisitor {
+ public:
+  explicit JsonFields(Line* out) : out_(out) {}
+
+  void BeginStruct(size_t) override { out_->push_back('{'); }
+  void Member(size_t index, std::string_view name) override {
+    if (index) out_->push_back(',');
+    AppendJsonText(out_, name);
+    out_->push_back(':');
+  }
+  void EndStruct(size_t) override { out_->push_back('}'); }
+  void BeginVariant(std::string_view option) override {
+    out_->push_back('{');
+    AppendJsonText(out_, option);
+    out_->push_back(':');
+  }
+  void EndVariant() override { out_->push_back('}'); }
+  void UnknownOption() override { *out_ += "null"sv; }
+  void BeginArray(uint64_t) override { out_->push_back('['); }
+  void Element(uint64_t index) override {
+    if (index) out_->push_back(',');
+  }
+  void ElementsCut(uint64_t) override {}
+  void EndArray(uint64_t) override { out_->push_back(']'); }
+  void Integer(const ctf::IntegerValue& v) override { Number(v); }
+  void Enum(const ctf::IntegerValue& v, std::span<const std::string* const> labels) override {
+    *out_ += "{\"label\":"sv;
+    if (labels.empty())
+      *out_ += "null"sv;
+    else
+      AppendJsonText(out_, *labels[0]);
+    *out_ += ",\"value\":"sv;
+    Number(v);
+    out_->push_back('}');
+  }
+  void Float(double v) override {
+    if (std::isfinite(v))
+      *out_ += fmt::format("{}", v);
+    else
+      *out_ += "null"sv;
+  }
+  void Text(std::string_view text) override { AppendJsonText(out_, text); }
+  void Absent() override { *out_ += "null"sv; }
+
+ private:
+  void Number(const ctf::IntegerValue& v) {
+    if (v.is_signed)
+      AppendDecimal(v.value, out_);
+    else
+      AppendDecimal(v.bits, out_);
+  }
+  Line* out_;
+};
+
+}  // namespace
 
 void EventFormatter::Line::Grow(size_t n) {
   const size_t used = size();
@@ -518,7 +380,6 @@ void EventFormatter::AppendTextLine(const Event& e, Line* out) {
   }
   *out += e.name();
   *out += ": "sv;
-  Walk w(e, false, out, walk_slots_);
   bool first = true;
   auto sep = [&] {
     if (!first) *out += ", "sv;
@@ -530,15 +391,13 @@ void EventFormatter::AppendTextLine(const Event& e, Line* out) {
     AppendDecimal(e.cpu, out);
     *out += " }"sv;
   }
-  const ctf::StreamPlan& sp = *e.stream_plan;
-  const ctf::ScopePlan* scopes[] = {&sp.event_context, &e.plan->context, &e.plan->payload};
-  const ctf::Scope ids[] = {ctf::Scope::kStreamEventContext, ctf::Scope::kEventContext,
-                            ctf::Scope::kEventPayload};
-  for (int i = 0; i < 3; ++i) {
-    if (!scopes[i]->present) continue;
-    w.Bind(ids[i], scopes[i]->num_slots);
+  walker_.Start(e);
+  TextFields fields(out);
+  for (const ctf::Scope scope :
+       {ctf::Scope::kStreamEventContext, ctf::Scope::kEventContext, ctf::Scope::kEventPayload}) {
+    if (!ctf::FieldWalker::HasScope(e, scope)) continue;
     sep();
-    w.Value(scopes[i]->root, 0);
+    walker_.WalkScope(scope, fields);
   }
 }
 
@@ -566,33 +425,21 @@ void EventFormatter::AppendJsonLine(const Event& e, Line* out) {
                         e.discarded_end);
     return;
   }
-  Walk w(e, true, out, walk_slots_);
-  const ctf::StreamPlan& sp = *e.stream_plan;
-  if (sp.event_context.present || e.plan->context.present) {
+  walker_.Start(e);
+  JsonFields fields(out);
+  // The two context scopes' members, in one object.
+  if (ctf::FieldWalker::HasScope(e, ctf::Scope::kStreamEventContext) ||
+      ctf::FieldWalker::HasScope(e, ctf::Scope::kEventContext)) {
     *out += ",\"context\":{"sv;
-    bool first = true;
-    const ctf::ScopePlan* scopes[] = {&sp.event_context, &e.plan->context};
-    const ctf::Scope ids[] = {ctf::Scope::kStreamEventContext, ctf::Scope::kEventContext};
-    for (int i = 0; i < 2; ++i) {
-      if (!scopes[i]->present) continue;
-      w.Bind(ids[i], scopes[i]->num_slots);
-      uint64_t cursor = 0;
-      for (const auto& c : scopes[i]->root.children) {
-        if (!first) out->push_back(',');
-        first = false;
-        w.Name(c);
-        cursor = w.Value(c, cursor);
-      }
-    }
+    const size_t next = walker_.WalkMembers(ctf::Scope::kStreamEventContext, fields);
+    walker_.WalkMembers(ctf::Scope::kEventContext, fields, next);
     *out += "}"sv;
   }
   *out += ",\"fields\":"sv;
-  if (e.plan->payload.present) {
-    w.Bind(ctf::Scope::kEventPayload, e.plan->payload.num_slots);
-    w.Value(e.plan->payload.root, 0);
-  } else {
+  if (ctf::FieldWalker::HasScope(e, ctf::Scope::kEventPayload))
+    walker_.WalkScope(ctf::Scope::kEventPayload, fields);
+  else
     *out += "{}"sv;
-  }
   *out += "}"sv;
 }
 

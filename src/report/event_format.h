@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ctf/reader/event.h"
+#include "ctf/reader/field_walk.h"
 
 namespace causeway::report {
 
@@ -74,7 +75,6 @@ class EventFormatter {
   };
 
  private:
-  struct Walk;
   void AppendTime(uint64_t ns, Line* out);
   void AppendTextLine(const ctf::Event& e, Line* out);
   void AppendJsonLine(const ctf::Event& e, Line* out);
@@ -89,8 +89,7 @@ class EventFormatter {
   // AppendTime: "HH:MM:SS." of the second hms_second_, worked out once per second.
   uint64_t hms_second_ = UINT64_MAX;
   char hms_[9] = {};
-  // The walk's copy of the event's slots, per scope, kept from line to line.
-  std::vector<uint64_t> walk_slots_[ctf::kNumScopes];
+  ctf::FieldWalker walker_;  // kept from line to line with its buffers
   Line line_;
 };
 

@@ -105,6 +105,10 @@ struct Event {
   uint64_t Length(const PlanNode& n) const;
 
   // The same reads through compact refs (field_ref.h), inline: for loops over many fields.
+  // Whether the ref's field is in this event (false for a field of an unchosen variant
+  // option, whose reads give 0 or empty text).
+  bool Has(const ScalarRef& r) const { return Placed(r.field) || Position(r.loc) != kAbsent; }
+  bool Has(const TextRef& r) const { return Placed(r.field) || Position(r.loc) != kAbsent; }
   [[gnu::always_inline]] uint64_t GetUnsigned(const ScalarRef& r) const {
     if (static_fields && r.field < static_fields[0].byte) {
       const StaticField f = static_fields[r.field];
@@ -133,6 +137,10 @@ struct Event {
   [[gnu::always_inline]] std::string_view GetString(const TextRef& r) const;
 
  private:
+  // True when named field `field` (ScalarRef::field) lies at a place of static_fields.
+  bool Placed(uint16_t field) const {
+    return static_fields && field < static_fields[0].byte && static_fields[field].shift >= 0;
+  }
   // Text at bit `pos` (kAbsent: none), of at most `max` bytes, up to the first NUL.
   std::string_view TextAt(uint64_t pos, uint64_t max) const {
     if (pos == kAbsent || (pos & 7)) return {};
