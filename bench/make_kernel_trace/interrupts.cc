@@ -6,12 +6,7 @@ namespace make_kernel_trace {
 
 void Interrupts::Tick(Cpu& c) {
   Thread& cur = threads_[c.current];
-  out_.Soon(c);
-  if (out_.Keep(c))
-    out_.Event(c, ids_.hrtimer_expire_entry)
-        .Hex64(c.tick_timer)
-        .S64(static_cast<int64_t>(c.now))
-        .Hex64(kFnTickSched);
+  out_.HrtimerExpireEntry(c, c.tick_timer, kFnTickSched);
   if (c.current != c.swapper) {
     out_.Soon(c);
     uint64_t ran = c.now - cur.run_start;
@@ -29,8 +24,7 @@ void Interrupts::Tick(Cpu& c) {
     out_.Soon(c);
     if (out_.Keep(c)) out_.Event(c, ids_.softirq_raise).U32(kSoftirqRcu);
   }
-  out_.Soon(c);
-  if (out_.Keep(c)) out_.Event(c, ids_.hrtimer_expire_exit).Hex64(c.tick_timer);
+  out_.HrtimerExpireExit(c, c.tick_timer);
   Softirq(c, kSoftirqTimer);
   if (rcu) Softirq(c, kSoftirqRcu);
   if (rng_.Chance(20000)) {
@@ -113,15 +107,9 @@ void Interrupts::TimerWake(Cpu& c, int32_t i, uint32_t gen) {
   // Timers migrate off sleeping CPUs.
   Cpu& tc = scheduler_.Asleep(c, c.now) ? cpus_[scheduler_.AwakeCpu(c.id, c.now)] : c;
   if (tc.now < c.now) tc.now = c.now;
-  out_.Soon(tc);
-  if (out_.Keep(tc))
-    out_.Event(tc, ids_.hrtimer_expire_entry)
-        .Hex64(t.hrtimer)
-        .S64(static_cast<int64_t>(tc.now))
-        .Hex64(kFnHrtimerWakeup);
+  out_.HrtimerExpireEntry(tc, t.hrtimer, kFnHrtimerWakeup);
   scheduler_.Wake(tc, i, t.pending_ret);
-  out_.Soon(tc);
-  if (out_.Keep(tc)) out_.Event(tc, ids_.hrtimer_expire_exit).Hex64(t.hrtimer);
+  out_.HrtimerExpireExit(tc, t.hrtimer);
 }
 
 void Interrupts::ProcessFree(Cpu& c, int32_t i) {
@@ -135,14 +123,8 @@ void Interrupts::IdleEnd(Cpu& c) {
   c.deep_idle_until = 0;
   if (c.current == c.swapper && !c.tick_on) {
     // The tick restarts when the CPU wakes: a first event after the long gap.
-    out_.Soon(c);
-    if (out_.Keep(c))
-      out_.Event(c, ids_.hrtimer_expire_entry)
-          .Hex64(c.tick_timer)
-          .S64(static_cast<int64_t>(c.now))
-          .Hex64(kFnTickSched);
-    out_.Soon(c);
-    if (out_.Keep(c)) out_.Event(c, ids_.hrtimer_expire_exit).Hex64(c.tick_timer);
+    out_.HrtimerExpireEntry(c, c.tick_timer, kFnTickSched);
+    out_.HrtimerExpireExit(c, c.tick_timer);
   }
 }
 

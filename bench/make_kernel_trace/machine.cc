@@ -28,7 +28,7 @@ Machine::Machine(causeway::ctf::CtfWriter& w, const EventIds& ids, uint32_t ncpu
       rng_(seed),
       cpus_(StartCpus(rng_, ncpus)),
       threads_(ncpus * 8 + 64 + kMaxChildren, 1000 + static_cast<int32_t>(rng_.Below(3000))),
-      out_(w, rng_, lost),
+      out_(w, ids, rng_, lost),
       scheduler_(cpus_, threads_, queue_, out_, ids, rng_),
       syscalls_(threads_, queue_, scheduler_, out_, ids, rng_),
       workloads_(cpus_, threads_, queue_, net_, scheduler_, syscalls_, out_, ids, rng_),

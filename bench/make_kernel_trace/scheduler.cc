@@ -137,20 +137,8 @@ void Scheduler::Wake(Cpu& c, int32_t i, int64_t ret) {
           .S32(static_cast<int32_t>(target));
     t.cpu = target;
   }
-  out_.Soon(c);
-  if (out_.Keep(c))
-    out_.Event(c, ids_.sched_waking)
-        .Chars16(t.Comm())
-        .S32(t.tid)
-        .S32(t.prio)
-        .S32(static_cast<int32_t>(target));
-  out_.Soon(c);
-  if (out_.Keep(c))
-    out_.Event(c, ids_.sched_wakeup)
-        .Chars16(t.Comm())
-        .S32(t.tid)
-        .S32(t.prio)
-        .S32(static_cast<int32_t>(target));
+  out_.SchedWakeup(c, ids_.sched_waking, t, target);
+  out_.SchedWakeup(c, ids_.sched_wakeup, t, target);
   Enqueue(c, i, target);
 }
 

@@ -92,26 +92,8 @@ void Workloads::StepIo(Cpu& c, Thread& t) {
         syscalls_.Entry(c, t, kRead);
         t.io_sector = rng_.Below(1ULL << 30) * 8;
         t.io_nr = static_cast<uint32_t>(8 * rng_.Range(1, 32));
-        out_.Soon(c);
-        if (out_.Keep(c))
-          out_.Event(c, ids_.block_rq_insert)
-              .U32(8388608)
-              .U64(t.io_sector)
-              .U32(t.io_nr)
-              .U32(t.io_nr * 512)
-              .S32(t.tid)
-              .U32(8)
-              .Chars16(t.Comm());
-        out_.Soon(c);
-        if (out_.Keep(c))
-          out_.Event(c, ids_.block_rq_issue)
-              .U32(8388608)
-              .U64(t.io_sector)
-              .U32(t.io_nr)
-              .U32(t.io_nr * 512)
-              .S32(t.tid)
-              .U32(8)
-              .Chars16(t.Comm());
+        out_.BlockRq(c, ids_.block_rq_insert, t);
+        out_.BlockRq(c, ids_.block_rq_issue, t);
         queue_.Push(c.now + rng_.Range(60 * kUs, 4 * kMs), scheduler_.AwakeCpu(0, c.now),
                     Ev::kDiskIrq, 0, threads_.IndexOf(t));
         t.pending = kRead;
@@ -222,13 +204,7 @@ void Workloads::StepShell(Cpu& c, Thread& t) {
           .S32(k.tid)
           .S32(k.pid)
           .U32(4026531836u);
-    out_.Soon(c);
-    if (out_.Keep(c))
-      out_.Event(c, ids_.sched_wakeup_new)
-          .Chars16(k.Comm())
-          .S32(k.tid)
-          .S32(k.prio)
-          .S32(static_cast<int32_t>(target));
+    out_.SchedWakeup(c, ids_.sched_wakeup_new, k, target);
     scheduler_.Enqueue(c, child, target);
     out_.At(c, 2 * kUs, 20 * kUs);
     syscalls_.Exit(c, p, kClone, k.tid);
