@@ -1,7 +1,8 @@
 // ScalarRef and TextRef (field_ref.h) read what the PlanNode reads, for every field of every
-// event of the bundled traces, with the streams decoded inline and on a decoding thread
-// (whose events of static layout carry their slots relative to the event's start, and
-// their fields' places: Event::static_fields), made from the node or for a named field.
+// event of the bundled traces, made from the node or for a named field: merged, with and
+// without a decoding thread (events of static layout then carry their slots relative to the
+// event's start, and their fields' places: Event::static_fields), and each stream read
+// alone (StreamCursor's own views, which walk the slots).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -42,6 +43,39 @@ void NoteStaticRead(const Event& e, int i, Seen* seen) {
     ++seen->by_general_path;
 }
 
+// Every named field of `e` read through its refs, against its node.
+void ExpectEventRefsReadLikeNodes(const Event& e, Seen* seen) {
+  seen->static_events += e.static_fields != nullptr;
+  for (int i = 0; i < static_cast<int>(e.plan->fields.size()); ++i) {
+    const auto& f = e.plan->fields[i];
+    const ctf::PlanNode& n = *f.node;
+    if (auto r = ctf::ScalarRefOf(n)) {
+      ++seen->scalars;
+      if (e.Position(n) == ctf::kAbsent) ++seen->absent;
+      ASSERT_EQ(e.GetUnsigned(*r), e.GetUnsigned(n)) << e.name() << "." << f.name;
+      ASSERT_EQ(e.GetSigned(*r), e.GetSigned(n)) << e.name() << "." << f.name;
+      ASSERT_FALSE(ctf::TextRefOf(n).has_value()) << e.name() << "." << f.name;
+      const auto named = ctf::ScalarRefOf(*e.plan, i);
+      ASSERT_TRUE(named.has_value()) << e.name() << "." << f.name;
+      ASSERT_EQ(named->field, static_cast<uint32_t>(i) + 1);
+      ASSERT_EQ(e.GetUnsigned(*named), e.GetUnsigned(n)) << e.name() << "." << f.name;
+      ASSERT_EQ(e.GetSigned(*named), e.GetSigned(n)) << e.name() << "." << f.name;
+      NoteStaticRead(e, i, seen);
+    } else if (auto t = ctf::TextRefOf(n)) {
+      ++seen->texts[t->kind];
+      ASSERT_EQ(e.GetString(*t), e.GetString(n)) << e.name() << "." << f.name;
+      const auto named = ctf::TextRefOf(*e.plan, i);
+      ASSERT_TRUE(named.has_value()) << e.name() << "." << f.name;
+      ASSERT_EQ(e.GetString(*named), e.GetString(n)) << e.name() << "." << f.name;
+      NoteStaticRead(e, i, seen);
+    } else {
+      // Neither: a struct, a variant, or an array of anything but bytes, which
+      // GetString(node) does not read as text either.
+      ASSERT_EQ(e.GetString(n), std::string_view()) << e.name() << "." << f.name;
+    }
+  }
+}
+
 void ExpectRefsReadLikeNodes(const std::string& dir, unsigned threads, Seen* seen) {
   SCOPED_TRACE(fmt::format("{} with {} decoding threads", dir, threads));
   ctf::ReaderOptions options;
@@ -52,41 +86,31 @@ void ExpectRefsReadLikeNodes(const std::string& dir, unsigned threads, Seen* see
   while (const Event* e = (*reader)->Next()) {
     if (e->kind != Event::Kind::kEvent) continue;
     ++events;
-    // Only the decoding pipeline places fields; the inline read walks the slots.
-    if (threads == 0) {
-      ASSERT_EQ(e->static_fields, nullptr) << e->name();
-    }
-    seen->static_events += e->static_fields != nullptr;
-    for (int i = 0; i < static_cast<int>(e->plan->fields.size()); ++i) {
-      const auto& f = e->plan->fields[i];
-      const ctf::PlanNode& n = *f.node;
-      if (auto r = ctf::ScalarRefOf(n)) {
-        ++seen->scalars;
-        if (e->Position(n) == ctf::kAbsent) ++seen->absent;
-        ASSERT_EQ(e->GetUnsigned(*r), e->GetUnsigned(n)) << e->name() << "." << f.name;
-        ASSERT_EQ(e->GetSigned(*r), e->GetSigned(n)) << e->name() << "." << f.name;
-        ASSERT_FALSE(ctf::TextRefOf(n).has_value()) << e->name() << "." << f.name;
-        const auto named = ctf::ScalarRefOf(*e->plan, i);
-        ASSERT_TRUE(named.has_value()) << e->name() << "." << f.name;
-        ASSERT_EQ(named->field, static_cast<uint32_t>(i) + 1);
-        ASSERT_EQ(e->GetUnsigned(*named), e->GetUnsigned(n)) << e->name() << "." << f.name;
-        ASSERT_EQ(e->GetSigned(*named), e->GetSigned(n)) << e->name() << "." << f.name;
-        NoteStaticRead(*e, i, seen);
-      } else if (auto t = ctf::TextRefOf(n)) {
-        ++seen->texts[t->kind];
-        ASSERT_EQ(e->GetString(*t), e->GetString(n)) << e->name() << "." << f.name;
-        const auto named = ctf::TextRefOf(*e->plan, i);
-        ASSERT_TRUE(named.has_value()) << e->name() << "." << f.name;
-        ASSERT_EQ(e->GetString(*named), e->GetString(n)) << e->name() << "." << f.name;
-        NoteStaticRead(*e, i, seen);
-      } else {
-        // Neither: a struct, a variant, or an array of anything but bytes, which
-        // GetString(node) does not read as text either.
-        ASSERT_EQ(e->GetString(n), std::string_view()) << e->name() << "." << f.name;
-      }
-    }
+    ExpectEventRefsReadLikeNodes(*e, seen);
+    if (::testing::Test::HasFatalFailure()) return;
   }
   ASSERT_TRUE((*reader)->status().ok()) << (*reader)->status().ToString();
+  EXPECT_GT(events, 0u);
+}
+
+// Each stream read alone: the cursor's views place no fields, every read walks the slots.
+void ExpectRefsReadLikeNodesStreamByStream(const std::string& dir, Seen* seen) {
+  SCOPED_TRACE(fmt::format("{}, each stream alone", dir));
+  ctf::ReaderOptions options;
+  options.decode_threads = 0;
+  auto reader = ctf::EventReader::Open({dir}, options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  uint64_t events = 0;
+  const Status status = (*reader)->ScanUnordered(1, [&](unsigned, ctf::StreamCursor& cursor) {
+    while (!::testing::Test::HasFatalFailure() && cursor.Next()) {
+      const Event& e = cursor.event();
+      if (e.kind != Event::Kind::kEvent) continue;
+      ++events;
+      ASSERT_EQ(e.static_fields, nullptr) << e.name();
+      ExpectEventRefsReadLikeNodes(e, seen);
+    }
+  });
+  ASSERT_TRUE(status.ok()) << status.ToString();
   EXPECT_GT(events, 0u);
 }
 
@@ -95,6 +119,7 @@ TEST(CtfFieldRefsTest, ReadWhatThePlanNodesReadOnEveryBundledTrace) {
   for (const char* name : {"lttng/bug446190", "lttng/hello-lost", "lttng/many-threads",
                            "lttng/memory", "perf-sched"}) {
     for (unsigned threads : {0u, 1u}) ExpectRefsReadLikeNodes(TestTrace(name), threads, &seen);
+    ExpectRefsReadLikeNodesStreamByStream(TestTrace(name), &seen);
   }
   std::printf("scalars %lu (absent %lu), strings %lu, byte arrays %lu, byte sequences %lu\n",
               (unsigned long)seen.scalars, (unsigned long)seen.absent,
@@ -187,6 +212,7 @@ TEST(CtfFieldRefsTest, NamedFieldsOfStaticLayoutReadWhatTheNodesReadWhereverThey
   Seen seen;
   ExpectRefsReadLikeNodes(path, 0, &seen);
   ExpectRefsReadLikeNodes(path, 1, &seen);
+  ExpectRefsReadLikeNodesStreamByStream(path, &seen);
   // Both ways of the named-field read were taken: the wide and the big-endian fields
   // take the general path, the others their entries.
   EXPECT_GT(seen.static_events, 1000u);
