@@ -23,8 +23,8 @@ PACKAGES=(
   chromium                           # the HTML report test: a real headless browser
 )
 
-# Node.js drives Chromium (Playwright) in the HTML report test; the machine's own node is used
-# when there is one.
+# Node.js drives Chromium (Playwright) in the HTML report test and runs the OpenTelemetry test
+# services (tests/otel); the machine's own node is used when there is one.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then PACKAGES+=(nodejs npm); fi
 
 missing=()
@@ -45,4 +45,11 @@ cd "$(dirname "$0")/.."
 if [ ! -d tests/browser/node_modules/playwright-core ]; then
   echo "causeway setup: npm ci in tests/browser (playwright-core)" >&2
   npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
+# The official OpenTelemetry JS SDK (npm), pinned by tests/otel/package-lock.json, for the
+# Node.js test services that Causeway records with no change to their code.
+if [ ! -d tests/otel/node_modules/@opentelemetry/sdk-node ]; then
+  echo "causeway setup: npm ci in tests/otel (OpenTelemetry JS SDK)" >&2
+  npm ci --prefix tests/otel --no-audit --no-fund --loglevel=error >/dev/null
 fi
