@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto &a = dom.spans[i], &b = set.spans[i];
       if (!(a.trace == b.trace) || a.span_id != b.span_id || a.parent_span_id != b.parent_span_id ||
           *a.service != *b.service || *a.operation != *b.operation || a.kind != b.kind ||
-          a.start_ns != b.start_ns || a.end_ns != b.end_ns || a.tid != b.tid || a.pid != b.pid)
+          a.start_ns != b.start_ns || a.end_ns != b.end_ns || a.tid != b.tid || a.pid != b.pid ||
+          a.peer_port != b.peer_port || a.host_port != b.host_port)
         std::abort();
     }
   }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ctf/reader/event_reader.h"
+#include "kernel/http_message_layout.h"
 #include "kernel/kernel_layout.h"
 
 namespace causeway::analysis {
@@ -31,6 +32,7 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
     if (added) it->second = model.AddHost(t->hostname());
     host_of_trace.push_back(it->second);
   }
+  const kernel::HttpMessageLayout http = kernel::HttpMessageLayout::Build(*reader, host_of_trace);
   const kernel::KernelLayout layout =
       kernel::KernelLayout::Build(*reader, std::move(host_of_trace));
   if (!layout.has_scheduling()) {
@@ -45,6 +47,7 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   }
 
   kernel::KernelEvent ke;
+  kernel::HttpMessage message;
   uint64_t n = 0;
   bool first = true;
   const uint64_t total = reader->total_bytes();
@@ -52,7 +55,10 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   reader->ForEach([&](const ctf::Event& e) {
     ++n;
     if (options.progress && (n & 0xFFFF) == 0) options.progress(reader->consumed_bytes(), total, n);
-    if (!layout.Convert(e, &ke)) return;
+    if (!layout.Convert(e, &ke)) {
+      if (http.Read(e, &message)) result->http_messages.push_back(std::move(message));
+      return;
+    }
     if (first) {
       result->begin = ke.ts;
       first = false;

@@ -14,6 +14,7 @@
 #include "ctf/reader/decode_pipeline.h"
 #include "ctf/reader/stream_cursor.h"
 #include "graph/execution_graph.h"
+#include "kernel/http_message.h"
 #include "kernel/kernel_model.h"
 
 namespace causeway::analysis {
@@ -38,6 +39,9 @@ struct KernelAnalysis {
   std::vector<ctf::StreamStats> streams;
   uint64_t events_read = 0;
   uint64_t bytes = 0;
+  // The HTTP messages the recorder saw on TCP sockets, in time order (the recorder's
+  // `http_message` events; none in traces of other tracers).
+  std::vector<kernel::HttpMessage> http_messages;
   ClockSync clocks;   // the transforms applied (clocks.applied false: none)
   int64_t begin = 0;  // first and last event time (ns, transformed)
   int64_t end = 0;

@@ -72,9 +72,17 @@ StatusOr<RecordingAnalysis> AnalyzeRecording(const std::vector<std::string>& tra
       !options.host.empty() ? options.host : (g.hosts().empty() ? "" : g.hosts().front());
   if (auto it = transforms.find(span_host); it != transforms.end())
     spans::TransformUnsynced(it->second, &out.spans);
+  // Every span on a thread and the kernel clock: sync events, the HTTP messages the kernel
+  // saw, checked thread ids, ancestors (requests/span_placement.h).
+  const auto host_it = std::find(g.hosts().begin(), g.hosts().end(), span_host);
+  const uint32_t host_index =
+      host_it == g.hosts().end() ? 0 : static_cast<uint32_t>(host_it - g.hosts().begin());
+  const requests::SpanPlacement placement =
+      requests::PlaceSpans(g, host_index, out.kernel->http_messages, &out.spans);
   requests::RequestOptions ro;
   ro.host = options.host;
   ro.keep_paths = options.keep_paths;
+  ro.placement = &placement;
   ASSIGN_OR_RETURN(out.requests, options.keep_paths
                                      ? requests::AnalyzeRequests(g, out.spans, ro)
                                      : requests::AnalyzeRequestsRootSpansOnly(g, &out.spans, ro));

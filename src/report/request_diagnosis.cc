@@ -50,9 +50,20 @@ std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSe
       return fmt::format("interrupt handling{} ({:.0f}%)", on, share);
     case Cause::kBlocked:
       return fmt::format("blocked, cause not in the trace{} ({:.0f}%)", on, share);
-    case Cause::kUnknown:
-      return fmt::format("unknown: lost events, or outside the kernel trace{} ({:.0f}%)", on,
-                         share);
+    case Cause::kUnknown: {
+      if (r.worker == graph::kNoWorker) {
+        // No path at all: say why the request has no thread.
+        const spans::Span& root = spans.spans[r.root];
+        auto source = static_cast<requests::ThreadSource>(root.placed_by);
+        if (source == requests::ThreadSource::kNone && root.tid != 0)
+          source = requests::ThreadSource::kThreadNotInTrace;
+        return fmt::format("no thread: {} ({:.0f}%)", requests::UnplacedReason(source), share);
+      }
+      return fmt::format("unknown: {}{} ({:.0f}%)",
+                         a.kernel_events_discarded > 0 ? "lost events, or outside the kernel trace"
+                                                       : "the kernel trace does not tell",
+                         on, share);
+    }
     case Cause::kRunning:
       return fmt::format("running: CPU work{} ({:.0f}%)", on, share);
     case Cause::kOther:

@@ -151,6 +151,50 @@ nlohmann::json RequestSummaryJson(const graph::ExecutionGraph& g, const spans::S
   return nlohmann::json::parse(text);
 }
 
+nlohmann::json SpansBySourceJson(const requests::RequestAnalysis& a) {
+  nlohmann::json j = nlohmann::json::object();
+  for (int i = 0; i < requests::kNumThreadSources; ++i)
+    j[std::string(requests::ThreadSourceName(static_cast<requests::ThreadSource>(i)))] =
+        a.spans_by_source[i];
+  return j;
+}
+
+// How the spans got their threads, and why some have none: only when there is more to say
+// than the line before (HTTP messages seen, thread ids ignored, spans without a thread).
+std::string SpanPlacementText(const requests::RequestAnalysis& a) {
+  using requests::ThreadSource;
+  auto n = [&](ThreadSource s) { return a.spans_by_source[static_cast<int>(s)]; };
+  if (a.http_messages == 0 && a.thread_ids_ignored == 0 && n(ThreadSource::kNone) == 0 &&
+      n(ThreadSource::kThreadIdIgnored) == 0)
+    return {};
+  std::string placed;
+  auto add = [](std::string* out, uint64_t count, std::string_view what) {
+    if (count) *out += fmt::format("{}{} {}", out->empty() ? "" : ", ", count, what);
+  };
+  add(&placed, n(ThreadSource::kSyncEvents), "by sync events");
+  add(&placed, n(ThreadSource::kHttpMessage), "by the HTTP messages the kernel saw");
+  add(&placed, n(ThreadSource::kThreadAttribute), "by their thread.id");
+  add(&placed, n(ThreadSource::kAncestor), "on their parent's thread");
+  std::string out = fmt::format("Spans on threads: {}\n", placed.empty() ? "none" : placed);
+  std::string unplaced;
+  for (ThreadSource s :
+       {ThreadSource::kNone, ThreadSource::kThreadIdIgnored, ThreadSource::kThreadNotInTrace})
+    add(&unplaced, n(s), requests::UnplacedReason(s));
+  if (!unplaced.empty()) out += fmt::format("Spans without a thread: {}\n", unplaced);
+  if (a.thread_ids_ignored > 0)
+    out += fmt::format(
+        "{} thread.id attributes were ignored: no thread of the span's process has that id "
+        "(a runtime's own thread number, not a kernel tid)\n",
+        a.thread_ids_ignored);
+  if (a.http_messages > 0)
+    out += fmt::format(
+        "HTTP messages in the kernel trace: {}, {} requests with a trace context, {} with their "
+        "headers cut by the recorder's copy; {} threads followed from message to message\n",
+        a.http_messages, a.http_messages_with_context, a.http_messages_truncated,
+        a.threads_by_messages);
+  return out;
+}
+
 }  // namespace
 
 std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
@@ -170,6 +214,7 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
       "events; {} spans without a thread; {} requests without a thread\n",
       a.requests.size(), order.size(), a.spans, a.spans_synced, a.spans_without_thread,
       a.requests_without_thread);
+  out += SpanPlacementText(a);
   if (a.span_lines_cut_short > 0)
     out += fmt::format(
         "{} span file lines were cut short (a service died while writing them); their spans are "
@@ -243,7 +288,13 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
                                    {"sync_events_discarded", a.sync_events_discarded},
                                    {"spans_without_thread", a.spans_without_thread},
                                    {"spans_outside_trace", a.spans_outside_trace},
-                                   {"requests_without_thread", a.requests_without_thread}};
+                                   {"requests_without_thread", a.requests_without_thread},
+                                   {"spans_by_thread_source", SpansBySourceJson(a)},
+                                   {"thread_ids_ignored", a.thread_ids_ignored},
+                                   {"http_messages", a.http_messages},
+                                   {"http_messages_with_context", a.http_messages_with_context},
+                                   {"http_messages_truncated", a.http_messages_truncated},
+                                   {"threads_by_messages", a.threads_by_messages}};
   const nlohmann::json merged = {{"paths", a.merged.paths.size()},
                                  {"segments", a.merged.segments},
                                  {"nodes", a.merged.num_nodes},

@@ -200,6 +200,9 @@ class Analyzer {
   void SummarizeOperations();
 
  private:
+  // A worker's active-request steps from its socket messages: from each message on, the
+  // request of that message's exchange (none after a server's response).
+  std::vector<Step> StepsFromMessages(const std::vector<MessageStep>& messages) const;
   // Request ri's pieces and summaries from `segments`, its thread's critical path over its
   // span (nullptr: no thread).
   void Summarize(size_t ri, const std::vector<graph::PathSegment>* segments);
@@ -224,6 +227,8 @@ class Analyzer {
   // position of its last search (StepAfter).
   std::vector<std::vector<Step>> timeline_;
   std::vector<size_t> step_hint_;
+  // Per span: the worker that ran it (kNoWorker: none).
+  std::vector<WorkerId> span_worker_;
   std::vector<graph::PathRange> ranges_;
   // Per request: time by other request and by thread.
   SumsByKey<int32_t> by_request_{0};
@@ -261,28 +266,46 @@ void Analyzer::FindRequests() {
 
 void Analyzer::AssociateThreads() {
   std::vector<std::vector<Interval>> intervals(g_.num_workers());
-  auto associate = [&](const spans::TraceId& trace, int32_t tid, int64_t start,
-                       int64_t end) -> WorkerId {
-    auto r = request_of_trace_.find(trace);
-    if (r == request_of_trace_.end() || tid == 0) return graph::kNoWorker;
-    const WorkerId w = threads_.At(tid, start);
-    if (w == graph::kNoWorker) {
-      ++out_.spans_outside_trace;
-      return w;
+  // Workers told what they work for by causeway-client (sync events, activations): their
+  // spans' intervals say it; the others' socket messages, when they have some.
+  std::vector<uint8_t> told(g_.num_workers(), 0);
+  span_worker_.assign(set_.spans.size(), graph::kNoWorker);
+  const SpanPlacement* placement = options_.placement;
+  for (size_t i = 0; i < set_.spans.size(); ++i) {
+    const spans::Span& s = set_.spans[i];
+    auto r = request_of_trace_.find(s.trace);
+    WorkerId w = graph::kNoWorker;
+    // A span whose thread is not in the kernel trace is counted there, not as one without a
+    // thread.
+    bool outside = false;
+    if (placement) {
+      w = placement->worker[i];
+      outside = s.placed_by == static_cast<uint8_t>(ThreadSource::kThreadNotInTrace);
+    } else if (s.tid != 0) {
+      w = threads_.At(s.tid, s.start_ns);
+      outside = w == graph::kNoWorker;
+      out_.spans_outside_trace += outside;
     }
-    intervals[w].push_back({start, end, r->second});
-    return w;
-  };
-  for (const spans::Span& s : set_.spans) {
-    if (s.tid == 0) {
-      ++out_.spans_without_thread;
+    if (w == graph::kNoWorker) {
+      out_.spans_without_thread += !outside;
       continue;
     }
-    const WorkerId w = associate(s.trace, s.tid, s.start_ns, s.end_ns);
-    if (w != graph::kNoWorker) out_.thread_service.try_emplace(w, *s.service);
+    span_worker_[i] = w;
+    if (s.synced) told[w] = 1;
+    if (r != request_of_trace_.end()) intervals[w].push_back({s.start_ns, s.end_ns, r->second});
+    out_.thread_service.try_emplace(w, *s.service);
   }
-  for (const spans::Activation& a : set_.activations)
-    associate(a.trace, a.tid, a.begin_ns, a.end_ns);
+  for (const spans::Activation& a : set_.activations) {
+    auto r = request_of_trace_.find(a.trace);
+    if (r == request_of_trace_.end() || a.tid == 0) continue;
+    const WorkerId w = threads_.At(a.tid, a.begin_ns);
+    if (w == graph::kNoWorker) {
+      ++out_.spans_outside_trace;
+      continue;
+    }
+    told[w] = 1;
+    intervals[w].push_back({a.begin_ns, a.end_ns, r->second});
+  }
   for (const auto& [w, service] : out_.thread_service)
     if (g_.worker(w).pid >= 0)
       out_.process_service.try_emplace({g_.worker(w).host, g_.worker(w).pid}, service);
@@ -290,13 +313,37 @@ void Analyzer::AssociateThreads() {
   step_hint_.assign(g_.num_workers(), 0);
   for (WorkerId w = 0; w < intervals.size(); ++w)
     if (!intervals[w].empty()) timeline_[w] = BuildTimeline(std::move(intervals[w]));
+  if (!placement) return;
+  for (const auto& [w, steps] : placement->message_steps) {
+    if (told[w]) continue;
+    timeline_[w] = StepsFromMessages(steps);
+    ++out_.threads_by_messages;
+  }
+}
+
+std::vector<Step> Analyzer::StepsFromMessages(const std::vector<MessageStep>& messages) const {
+  std::vector<Step> steps;
+  for (const MessageStep& m : messages) {
+    int32_t req = -1;
+    if (!m.none)
+      if (auto r = request_of_trace_.find(m.trace); r != request_of_trace_.end()) req = r->second;
+    if (!steps.empty() && steps.back().ts == m.ts) {
+      steps.back().req = req;
+    } else if (steps.empty() ? req >= 0 : steps.back().req != req) {
+      steps.push_back({m.ts, req});
+    }
+  }
+  // Equal neighbours left by a replaced step.
+  steps.erase(std::unique(steps.begin(), steps.end(),
+                          [](const Step& a, const Step& b) { return a.req == b.req; }),
+              steps.end());
+  return steps;
 }
 
 void Analyzer::FindPathRanges() {
   std::vector<graph::PathRange> wanted;
   for (Request& r : out_.requests) {
-    const spans::Span& root = set_.spans[r.root];
-    r.worker = root.tid ? threads_.At(root.tid, r.start) : graph::kNoWorker;
+    r.worker = span_worker_[r.root];
     if (r.worker != graph::kNoWorker) wanted.push_back({r.worker, r.start, r.end});
   }
   ranges_ = graph::MergeRanges(std::move(wanted));
@@ -485,6 +532,16 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   out.spans_synced = set.synced;
   out.span_lines_cut_short = set.truncated_lines;
   out.sync_events_discarded = set.sync_events_discarded;
+  if (const SpanPlacement* p = options.placement) {
+    if (p->worker.size() != set.spans.size())
+      return InvalidArgument("The span placement is not of this span set");
+    std::copy(std::begin(p->spans_by_source), std::end(p->spans_by_source), out.spans_by_source);
+    out.thread_ids_ignored = p->thread_ids_ignored;
+    out.spans_outside_trace = p->spans_by_source[static_cast<int>(ThreadSource::kThreadNotInTrace)];
+    out.http_messages = p->messages;
+    out.http_messages_with_context = p->messages_with_context;
+    out.http_messages_truncated = p->messages_truncated;
+  }
   uint32_t host = 0;
   if (!options.host.empty()) {
     auto it = std::find(g.hosts().begin(), g.hosts().end(), options.host);

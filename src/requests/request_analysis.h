@@ -12,6 +12,7 @@
 #include "graph/critical_path.h"
 #include "graph/execution_graph.h"
 #include "graph/merged_paths.h"
+#include "requests/span_placement.h"
 #include "spans/span_model.h"
 
 namespace causeway::requests {
@@ -79,6 +80,14 @@ struct RequestAnalysis {
   uint64_t spans_without_thread = 0;     // not associated with any thread
   uint64_t requests_without_thread = 0;  // root span's thread unknown: no path
   uint64_t spans_outside_trace = 0;      // thread not found in the kernel trace at that time
+  // How the spans got their threads (ThreadSource), when they were placed (PlaceSpans).
+  uint64_t spans_by_source[kNumThreadSources] = {};
+  uint64_t thread_ids_ignored = 0;  // thread.id attributes that named no thread of the process
+  uint64_t http_messages = 0;       // in the kernel traces
+  uint64_t http_messages_with_context = 0;
+  uint64_t http_messages_truncated = 0;
+  // Threads whose active request came from their socket messages (no activation events).
+  uint64_t threads_by_messages = 0;
   // The requests' threads' critical paths merged, shared states stored once (seed 000
   // Alg. 2); every request's path is a slice of one of them.
   graph::MergedPaths merged;
@@ -100,6 +109,10 @@ struct RequestOptions {
   // still computed). Listings need only the summaries, and the paths are a large part of
   // the analysis' memory.
   bool keep_paths = true;
+  // The spans' threads as PlaceSpans found them (the same set, same order), and what the
+  // threads' socket messages say they work for. Null: the spans' own thread ids, looked up
+  // on `host`.
+  const SpanPlacement* placement = nullptr;
 };
 
 StatusOr<RequestAnalysis> AnalyzeRequests(const graph::ExecutionGraph& g,

@@ -184,12 +184,14 @@ bool Kind(od::value& v, SpanKind* out) {
   return true;
 }
 
-bool ThreadAttribute(std::string_view key, od::value& v, int32_t* tid) {
-  if (key != "thread.id" && key != "tid") return Valid(v);
+// The span attributes the model reads: the thread id and the connection's ports.
+bool SpanAttribute(std::string_view key, od::value& v, Span* s) {
+  const SpanAttributeKey which = SpanAttributeOf(key);
+  if (which == SpanAttributeKey::kOther) return Valid(v);
   int64_t t = 0;
   bool found = false;
   if (!AnyValueInt(v, &t, &found)) return false;
-  if (found) *tid = static_cast<int32_t>(t);
+  if (found) SetSpanAttribute(which, t, s);
   return true;
 }
 
@@ -240,9 +242,8 @@ bool ParseSpan(od::value& v, const std::string* service, int32_t pid, SpanNames*
       if (!first(kEnd) || !Int64(value, &s->end_ns)) return false;
     } else if (KeyIs(key, "attributes")) {
       if (!first(kAttributes)) return false;
-      const bool ok = ForEachAttribute(value, [s](std::string_view k, od::value& attr) {
-        return ThreadAttribute(k, attr, &s->tid);
-      });
+      const bool ok = ForEachAttribute(
+          value, [s](std::string_view k, od::value& attr) { return SpanAttribute(k, attr, s); });
       if (!ok) return false;
     } else if (!PlainKey(key) || !Valid(value)) {
       return false;

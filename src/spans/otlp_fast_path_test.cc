@@ -56,6 +56,8 @@ void ExpectSameSpans(const SpanSet& a, const SpanSet& b) {
     EXPECT_EQ(x.end_ns, y.end_ns);
     EXPECT_EQ(x.tid, y.tid);
     EXPECT_EQ(x.pid, y.pid);
+    EXPECT_EQ(x.peer_port, y.peer_port);
+    EXPECT_EQ(x.host_port, y.host_port);
   }
   EXPECT_EQ(a.duplicates, b.duplicates);
   EXPECT_EQ(a.truncated_lines, b.truncated_lines);
@@ -149,7 +151,7 @@ TEST(OtlpFastPath, GivesTheDomReadersSpansAndErrors) {
       // model does not read, thread ids as strings, twice (the last counts) or as doubles.
       Line({SpanJson("1799F6FF77EE10B4", R"(,"status":{"code":1},"events":[{"a":[1,{"b":2}]}])")}),
       Line(
-          {R"({"traceId":"bf4ff6f80ae045804153d7abb5c98efd","spanId":"1","kind":"SPAN_KIND_CONSUMER","name":"caf\u00e9 \"q\"","startTimeUnixNano":5,"endTimeUnixNano":7,"attributes":[{"key":"tid","value":{"stringValue":"12"}},{"key":"thread.id","value":{"intValue":"13"}}]})",
+          {R"({"traceId":"bf4ff6f80ae045804153d7abb5c98efd","spanId":"1","kind":"SPAN_KIND_CONSUMER","name":"caf\u00e9 \"q\"","startTimeUnixNano":5,"endTimeUnixNano":7,"attributes":[{"key":"tid","value":{"stringValue":"12"}},{"key":"thread.id","value":{"intValue":"13"}},{"key":"net.peer.port","value":{"intValue":"41234"}},{"key":"server.port","value":{"stringValue":"8080"}},{"key":"client.port","value":{"intValue":"70000"}}]})",
            R"({"traceId":"bf4ff6f80ae045804153d7abb5c98efd","spanId":"2","kind":9,"parentSpanId":"","startTimeUnixNano":"5","endTimeUnixNano":"5","attributes":[{"key":"thread.id","value":{"doubleValue":1.5}}]})"}),
       Line({SpanJson("1799f6ff77ee10b4")},
            R"(,{"key":"service.name","value":{"stringValue":"renamed"}})"),

@@ -58,8 +58,44 @@ struct Span {
   int32_t pid = 0;  // 0: unknown
   SpanKind kind = SpanKind::kUnspecified;
   bool synced = false;  // times and thread from user-space sync events
+  // How the span got its thread and kernel-clock times (requests/span_placement.h).
+  uint8_t placed_by = 0;
+  // The connection's ports as the HTTP instrumentation records them (0: absent). A server
+  // span's peer is its client (net.peer.port, network.peer.port, client.port) and its host
+  // port the one it listens on (net.host.port, server.port): what ties a request that came
+  // without trace context to the message the kernel saw. A client span's are the server's.
+  uint16_t peer_port = 0;
+  uint16_t host_port = 0;
 };
 static_assert(sizeof(Span) == 80);
+
+// The span attributes the readers keep, by key (OTel's conventions, old and new names).
+enum class SpanAttributeKey : uint8_t { kOther, kThread, kPeerPort, kHostPort };
+inline SpanAttributeKey SpanAttributeOf(std::string_view key) {
+  if (key == "thread.id" || key == "tid") return SpanAttributeKey::kThread;
+  if (key == "net.peer.port" || key == "network.peer.port" || key == "client.port")
+    return SpanAttributeKey::kPeerPort;
+  if (key == "net.host.port" || key == "server.port") return SpanAttributeKey::kHostPort;
+  return SpanAttributeKey::kOther;
+}
+// An integer attribute's value into the span; a port out of range is dropped. A key given
+// twice: the last counts.
+inline void SetSpanAttribute(SpanAttributeKey key, int64_t v, Span* s) {
+  const uint16_t port = v > 0 && v <= 65535 ? static_cast<uint16_t>(v) : 0;
+  switch (key) {
+    case SpanAttributeKey::kThread:
+      s->tid = static_cast<int32_t>(v);
+      break;
+    case SpanAttributeKey::kPeerPort:
+      s->peer_port = port;
+      break;
+    case SpanAttributeKey::kHostPort:
+      s->host_port = port;
+      break;
+    case SpanAttributeKey::kOther:
+      break;
+  }
+}
 
 // A thread working for a request between begin and end (causeway_ust:activate/deactivate).
 struct Activation {

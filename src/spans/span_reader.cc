@@ -290,8 +290,9 @@ Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
         if (s.end_ns < s.start_ns) return where().Error("ends before it starts");
         ForEachKeyValue(f.attributes, [&](std::string_view key, const Field& value) {
           int64_t v = 0;
-          if ((key == "thread.id" || key == "tid") && OtlpIntValue(value, &v))
-            s.tid = static_cast<int32_t>(v);
+          const SpanAttributeKey which = SpanAttributeOf(key);
+          if (which != SpanAttributeKey::kOther && OtlpIntValue(value, &v))
+            SetSpanAttribute(which, v, &s);
         });
         AddSpan(std::move(s), out);
       }
@@ -371,8 +372,9 @@ Status ParseJaeger(const object& doc, const std::string& file, SpanSet* out) {
         std::string_view v;
         if (key == "span.kind" && String(value, &v)) s.kind = JaegerKind(v);
         int64_t n = 0;
-        if ((key == "thread.id" || key == "tid") && ParseInt64(value, &n))
-          s.tid = static_cast<int32_t>(n);
+        const SpanAttributeKey which = SpanAttributeOf(key);
+        if (which != SpanAttributeKey::kOther && ParseInt64(value, &n))
+          SetSpanAttribute(which, n, &s);
       });
       std::string_view pid;
       auto p = String(Get(j, "processID"), &pid) ? processes.find(pid) : processes.end();
