@@ -186,6 +186,11 @@ TEST(RecordTest, TcpPingPongBetweenTwoProcesses) {
   }
   EXPECT_EQ(received.size(), sent.size());
   EXPECT_GE(segments, 2u * kRoundTrips);  // a request and a reply per round trip, at least
+  // Traffic that is not HTTP gives no http_message (the kernel side filters it out).
+  for (const Ev& e : evs) {
+    if (e.name != "http_message") continue;
+    EXPECT_TRUE(e.num.at("lport") != port && e.num.at("rport") != port) << "at " << e.ts;
+  }
 
   ExpectBabeltraceReads(kernel, evs.size());
 
@@ -210,6 +215,162 @@ TEST(RecordTest, TcpPingPongBetweenTwoProcesses) {
   }
   EXPECT_TRUE(network_link);
   EXPECT_TRUE(through_server);
+}
+
+// A server (Python's http.server, one thread per request) and curl, under the recorder: the
+// script writes what it knows of the exchange (port, the handler's tid, curl's pid) to `info`.
+constexpr char kHttpExchangeScript[] = R"(
+import http.server, json, os, subprocess, sys, threading
+tids = []
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def do_GET(self):
+        tids.append(threading.get_native_id())
+        body = b'hello\n'
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+port = server.server_address[1]
+curl = subprocess.Popen(['curl', '-sS', '-o', '/dev/null', '-H', 'traceparent: ' + sys.argv[2],
+                         'http://127.0.0.1:%d/hello' % port])
+curl.wait()
+server.shutdown()
+server.server_close()
+with open(sys.argv[1], 'w') as f:
+    json.dump({'port': port, 'server_pid': os.getpid(), 'server_tid': tids[0] if tids else 0,
+               'curl_pid': curl.pid, 'curl_exit': curl.returncode}, f)
+)";
+
+// The http_message events of a recording, as `causeway events --format jsonl` prints them.
+std::vector<nlohmann::json> HttpMessages(const std::string& kernel) {
+  std::string err;
+  auto r = RunCli("events " + kernel + " --name http_message --format jsonl", &err);
+  EXPECT_EQ(r.exit_code, 0) << err;
+  std::vector<nlohmann::json> out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded()) out.push_back(j);
+  }
+  return out;
+}
+
+struct HttpRun {
+  std::string kernel;
+  nlohmann::json summary;
+  nlohmann::json info;
+};
+
+HttpRun RecordHttpExchange(const TempDir& tmp, const std::string& traceparent,
+                           const std::string& flags) {
+  std::ofstream(tmp.path() + "/exchange.py") << kHttpExchangeScript;
+  HttpRun run;
+  const std::string dir = tmp.path() + "/rec";
+  std::string err;
+  auto res = RunCli("record -o " + dir + " --format json " + flags + " -- python3 " + tmp.path() +
+                        "/exchange.py " + tmp.path() + "/info.json " + traceparent,
+                    &err);
+  EXPECT_EQ(res.exit_code, 0) << err;
+  run.kernel = dir + "/kernel";
+  run.summary = nlohmann::json::parse(res.out, nullptr, false);
+  run.info = nlohmann::json::parse(std::ifstream(tmp.path() + "/info.json"), nullptr, false);
+  return run;
+}
+
+TEST(RecordTest, HttpExchangeBecomesHttpMessagesOnTheRightThreads) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  for (const char* program : {"python3", "curl"})
+    if (!testing::HaveProgram(program)) GTEST_SKIP() << "Skipped: " << program << " missing";
+  TempDir tmp;
+  const std::string traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  HttpRun run = RecordHttpExchange(tmp, traceparent, "");
+  ASSERT_FALSE(run.info.is_discarded()) << "the exchange script did not finish";
+  ASSERT_EQ(run.info["curl_exit"], 0);
+  ASSERT_TRUE(run.summary["http"]["captured"].get<bool>()) << run.summary.dump();
+  EXPECT_GE(run.summary["http"]["messages"].get<int64_t>(), 4);
+  const int64_t port = run.info["port"], server_pid = run.info["server_pid"];
+  const int64_t server_tid = run.info["server_tid"], curl_pid = run.info["curl_pid"];
+
+  // The exchange's four messages, by who moved them and which way.
+  std::map<std::pair<int64_t, int64_t>, std::vector<nlohmann::json>> by_side;  // (pid, direction)
+  for (const nlohmann::json& e : HttpMessages(run.kernel)) {
+    const nlohmann::json& f = e["fields"];
+    if (f["lport"] != port && f["rport"] != port) continue;  // other traffic on the machine
+    by_side[{f["pid"].get<int64_t>(), f["direction"].get<int64_t>()}].push_back(e);
+  }
+  auto one = [&](int64_t pid, int direction) -> nlohmann::json {
+    const auto& v = by_side[{pid, direction}];
+    EXPECT_EQ(v.size(), 1u) << "pid " << pid << " direction " << direction;
+    return v.empty() ? nlohmann::json::object() : v[0];
+  };
+  const nlohmann::json curl_sent = one(curl_pid, 1), server_received = one(server_pid, 0);
+  const nlohmann::json server_sent = one(server_pid, 1), curl_received = one(curl_pid, 0);
+  ASSERT_FALSE(curl_sent.empty() || server_received.empty() || server_sent.empty() ||
+               curl_received.empty());
+
+  const nlohmann::json& request = server_received["fields"];
+  EXPECT_EQ(request["tid"], server_tid) << "the request is read by the handler's thread";
+  EXPECT_EQ(request["first_line"], "GET /hello HTTP/1.1");
+  EXPECT_EQ(request["traceparent"], traceparent);
+  EXPECT_EQ(request["lport"], port);
+  EXPECT_EQ(request["family"], 4);
+  EXPECT_EQ(request["laddr"], nlohmann::json({127, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(request["raddr"], request["laddr"]);
+  EXPECT_EQ(request["truncated"], 0);
+  EXPECT_EQ(request["captured"], request["size"]) << "a small request is copied whole";
+
+  const nlohmann::json& sent = curl_sent["fields"];
+  EXPECT_EQ(sent["tid"], curl_pid);
+  EXPECT_EQ(sent["first_line"], "GET /hello HTTP/1.1");
+  EXPECT_EQ(sent["traceparent"], traceparent);
+  EXPECT_EQ(sent["rport"], port);
+  EXPECT_EQ(sent["lport"], request["rport"]) << "both ends name the same connection";
+  EXPECT_EQ(sent["size"], request["size"]);
+  EXPECT_LE(curl_sent["timestamp"], server_received["timestamp"]);
+
+  const nlohmann::json& response = server_sent["fields"];
+  EXPECT_EQ(response["tid"], server_tid);
+  EXPECT_EQ(response["first_line"], "HTTP/1.1 200 OK");
+  EXPECT_EQ(response["traceparent"], "");
+  EXPECT_EQ(response["rport"], request["rport"]);
+  const nlohmann::json& answer = curl_received["fields"];
+  EXPECT_EQ(answer["tid"], curl_pid);
+  EXPECT_EQ(answer["first_line"], "HTTP/1.1 200 OK");
+  EXPECT_EQ(answer["lport"], sent["lport"]);
+  EXPECT_GE(answer["size"], response["size"]) << "headers, and maybe the body with them";
+  EXPECT_LE(server_sent["timestamp"], curl_received["timestamp"]);
+  EXPECT_LE(server_received["timestamp"], server_sent["timestamp"]);
+
+  // babeltrace2 reads the same events. (babeltrace2 2.0 may print an empty string field with
+  // an earlier event's value, so only the filled fields are compared.)
+  auto bt = RunCommand("babeltrace2 " + run.kernel + " | grep http_message");
+  ASSERT_EQ(bt.exit_code, 0);
+  EXPECT_NE(bt.out.find("tid = " + std::to_string(server_tid) +
+                        ", pid = " + std::to_string(server_pid) + ", direction = 0, family = 4"),
+            std::string::npos)
+      << bt.out;
+  EXPECT_NE(bt.out.find("lport = " + std::to_string(port)), std::string::npos);
+  EXPECT_NE(bt.out.find("first_line = \"GET /hello HTTP/1.1\", traceparent = \"" + traceparent),
+            std::string::npos);
+  EXPECT_NE(bt.out.find("first_line = \"HTTP/1.1 200 OK\""), std::string::npos);
+}
+
+TEST(RecordTest, NoHttpRecordsNoHttpMessages) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  for (const char* program : {"python3", "curl"})
+    if (!testing::HaveProgram(program)) GTEST_SKIP() << "Skipped: " << program << " missing";
+  TempDir tmp;
+  HttpRun run = RecordHttpExchange(tmp, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                                   "--no-http");
+  ASSERT_FALSE(run.info.is_discarded());
+  EXPECT_FALSE(run.summary["http"]["captured"].get<bool>());
+  EXPECT_EQ(run.summary["http"]["messages"], 0);
+  EXPECT_TRUE(HttpMessages(run.kernel).empty());
 }
 
 #ifdef CAUSEWAY_DEMO

@@ -82,6 +82,13 @@ Runner RegisterRecord(CLI::App& app) {
                   "Ctrl-C / SIGTERM)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--syscalls", o->r.syscalls, "Also record every system call entry and exit");
+  cmd->add_flag("--no-http{false}", o->r.http,
+                "Do not capture HTTP/1.x messages. By default every HTTP/1.x request and "
+                "response a thread reads from or writes to a TCP socket becomes an "
+                "http_message event (thread, socket addresses, request or status line, and "
+                "the traceparent / b3 / uber-trace-id headers; never bodies or other "
+                "headers), which ties OpenTelemetry, Zipkin and Jaeger spans to threads with "
+                "no change to the service. HTTP/2 and TLS are not seen");
   cmd->add_option("--buffer-size", o->ring,
                   "Kernel ring buffer shared by all CPUs, a power of 2 (default 16M); records "
                   "that do not fit are counted as lost and marked in the trace");
@@ -153,6 +160,13 @@ Runner RegisterRecord(CLI::App& app) {
                           {"clamped", sum->clamped},
                           {"unknown_records", sum->unknown},
                           {"overwritten", sum->overwritten},
+                          {"http",
+                           {{"captured", sum->http},
+                            {"unavailable", sum->http_unavailable},
+                            {"messages", sum->http_messages},
+                            {"truncated", sum->http_truncated},
+                            {"dropped", sum->http_dropped},
+                            {"fields_lost", sum->http_fields_lost}}},
                           {"seconds", sum->seconds},
                           {"stop_reason", sum->stop_reason},
                           {"probes", sum->probes}};
@@ -164,6 +178,18 @@ Runner RegisterRecord(CLI::App& app) {
                   sum->bytes / 1e6);
       std::printf(", %llu lost%s\n", static_cast<unsigned long long>(sum->lost),
                   sum->lost ? " (marked in the trace; try a larger --buffer-size)" : "");
+      if (sum->http) {
+        std::printf("HTTP messages: %llu captured, %llu with headers truncated, %llu dropped",
+                    static_cast<unsigned long long>(sum->http_messages),
+                    static_cast<unsigned long long>(sum->http_truncated),
+                    static_cast<unsigned long long>(sum->http_dropped));
+        if (sum->http_fields_lost)
+          std::printf(", %llu without their lines (overwritten in memory)",
+                      static_cast<unsigned long long>(sum->http_fields_lost));
+        std::printf("\n");
+      } else if (!sum->http_unavailable.empty()) {
+        std::printf("HTTP messages: not captured (%s)\n", sum->http_unavailable.c_str());
+      }
       if (!sum->kernel_trace.empty()) std::printf("Kernel trace: %s\n", sum->kernel_trace.c_str());
       for (const std::string& s : sum->snapshots) std::printf("Snapshot: %s\n", s.c_str());
       if (opts.snapshot && sum->snapshots.empty())

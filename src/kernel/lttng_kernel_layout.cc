@@ -82,6 +82,24 @@ std::vector<LttngEventClass> MakeDeclarations() {
   set(LttngEvent::kNetifReceiveSkb, "netif_receive_skb", net);
   set(LttngEvent::kSyscallEntry, "syscall_entry", {{"id", s64}});
   set(LttngEvent::kSyscallExit, "syscall_exit", {{"id", s64}, {"ret", s64}});
+  // direction: 0 received by the thread (stamped at the receive's end), 1 sent (at the
+  // send's start). Addresses as in the socket: IPv4 in the first 4 bytes.
+  set(LttngEvent::kHttpMessage, "http_message",
+      {{"tid", s32},
+       {"pid", s32},
+       {"direction", FieldKind::kU8},
+       {"family", FieldKind::kU8},
+       {"laddr", FieldKind::kBytes16},
+       {"raddr", FieldKind::kBytes16},
+       {"lport", FieldKind::kU16},
+       {"rport", FieldKind::kU16},
+       {"size", FieldKind::kU64},
+       {"captured", FieldKind::kU16},
+       {"truncated", FieldKind::kU8},
+       {"first_line", str},
+       {"traceparent", str},
+       {"b3", str},
+       {"uber_trace_id", str}});
   return d;
 }
 
@@ -98,10 +116,10 @@ StatusOr<uint32_t> DeclareLttngEvent(ctf::CtfWriter& w, LttngEvent e) {
 }
 
 StatusOr<LttngEventIds> DeclareLttngKernelEvents(ctf::CtfWriter& w, bool syscalls) {
-  const int count = syscalls ? kLttngEventCount : static_cast<int>(LttngEvent::kSyscallEntry);
   LttngEventIds ids;
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < kLttngEventCount; ++i) {
     const LttngEvent e = static_cast<LttngEvent>(i);
+    if (!syscalls && (e == LttngEvent::kSyscallEntry || e == LttngEvent::kSyscallExit)) continue;
     ASSIGN_OR_RETURN(ids[e], DeclareLttngEvent(w, e));
   }
   return ids;

@@ -35,8 +35,11 @@ enum class LttngEvent : uint8_t {
   kNetifReceiveSkb,
   kSyscallEntry,  // declared only when asked for (`causeway record --syscalls`)
   kSyscallExit,
+  // Not an LTTng event: an HTTP/1.x message a thread read from or wrote to a TCP socket,
+  // with its first line and trace context headers (record/README.md).
+  kHttpMessage,
 };
-inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kSyscallExit) + 1;
+inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kHttpMessage) + 1;
 
 struct LttngEventClass {
   std::string name;

@@ -59,6 +59,43 @@ Status Prerequisites() {
   return Status::Ok();
 }
 
+bool IsHttpProgram(const BpfProbes::State& s, const bpf_program* prog) {
+  return prog == s.skel->progs.on_tcp_sendmsg_locked || prog == s.skel->progs.on_sock_recv_length;
+}
+
+// Opens and loads the BPF object into `s` (replacing an earlier, failed attempt).
+Status Load(BpfProbes::State& s, const ProbeOptions& options, bool http) {
+  if (s.skel) recorder_bpf__destroy(s.skel);
+  s.skel = recorder_bpf__open();
+  if (!s.skel) {
+    return Internal(fmt::format("Cannot open the BPF object: {}", std::strerror(errno)));
+  }
+  bpf_map__set_max_entries(s.skel->maps.events, static_cast<uint32_t>(options.ring_bytes));
+  s.skel->rodata->wakeup_bytes = options.ring_bytes / 4;
+  if (!options.syscalls) {
+    bpf_program__set_autoload(s.skel->progs.on_sys_enter, false);
+    bpf_program__set_autoload(s.skel->progs.on_sys_exit, false);
+  }
+  if (!http) {
+    bpf_program__set_autoload(s.skel->progs.on_tcp_sendmsg_locked, false);
+    bpf_program__set_autoload(s.skel->progs.on_sock_recv_length, false);
+  }
+  if (int err = recorder_bpf__load(s.skel); err != 0) {
+    const int e = -err;
+    if (e == EPERM || e == EACCES) {
+      return PermissionDenied(
+          fmt::format("Cannot load the kernel probes: {} (needs root with CAP_BPF and CAP_PERFMON, "
+                      "and kernel.unprivileged_bpf_disabled does not matter for root)",
+                      std::strerror(e)));
+    }
+    return FailedPrecondition(fmt::format(
+        "Cannot load the kernel probes: {} (the kernel rejected a BPF program; libbpf's "
+        "message above says which; needs Linux >= 5.8 with BTF and BPF ring buffers)",
+        std::strerror(e)));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 BpfProbes::~BpfProbes() = default;
@@ -76,34 +113,35 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
   s.ncpus = libbpf_num_possible_cpus();
   if (s.ncpus <= 0) return Internal("Cannot count the possible CPUs");
 
-  s.skel = recorder_bpf__open();
-  if (!s.skel) {
-    return Internal(fmt::format("Cannot open the BPF object: {}", std::strerror(errno)));
-  }
-  bpf_map__set_max_entries(s.skel->maps.events, static_cast<uint32_t>(options.ring_bytes));
-  s.skel->rodata->wakeup_bytes = options.ring_bytes / 4;
-  if (!options.syscalls) {
-    bpf_program__set_autoload(s.skel->progs.on_sys_enter, false);
-    bpf_program__set_autoload(s.skel->progs.on_sys_exit, false);
-  }
-  if (int err = recorder_bpf__load(s.skel); err != 0) {
-    const int e = -err;
-    if (e == EPERM || e == EACCES) {
-      return PermissionDenied(
-          fmt::format("Cannot load the kernel probes: {} (needs root with CAP_BPF and CAP_PERFMON, "
-                      "and kernel.unprivileged_bpf_disabled does not matter for root)",
-                      std::strerror(e)));
+  bool http = options.http;
+  if (http) {
+    for (const char* tp : {"tcp_sendmsg_locked", "sock_recv_length"}) {
+      if (libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP) < 0) {
+        probes->http_unavailable_ =
+            fmt::format("this kernel has no {} tracepoint (newer kernels have it)", tp);
+        http = false;
+        break;
+      }
     }
-    return FailedPrecondition(fmt::format(
-        "Cannot load the kernel probes: {} (the kernel rejected a BPF program; libbpf's "
-        "message above says which; needs Linux >= 5.8 with BTF and BPF ring buffers)",
-        std::strerror(e)));
   }
+  Status loaded = Load(s, options, http);
+  if (!loaded.ok() && http) {
+    // The HTTP programs are the newest and the likeliest to be refused: record without.
+    probes->http_unavailable_ = loaded.ToString();
+    http = false;
+    loaded = Load(s, options, http);
+  }
+  RETURN_IF_ERROR(loaded);
 
   bpf_program* prog = nullptr;
   bpf_object__for_each_program(prog, s.skel->obj) {
     if (!bpf_program__autoload(prog)) continue;
     bpf_link* link = bpf_program__attach(prog);
+    if (!link && IsHttpProgram(s, prog)) {
+      probes->http_unavailable_ = fmt::format(
+          "cannot attach {}: {}", bpf_program__section_name(prog), std::strerror(errno));
+      continue;
+    }
     if (!link) {
       const int e = errno;
       return FailedPrecondition(fmt::format("Cannot attach probe {} ({}): {}",
@@ -144,6 +182,18 @@ StatusOr<std::vector<uint64_t>> BpfProbes::LostPerCpu() const {
     return Internal(fmt::format("Cannot read the lost-record counters: {}", std::strerror(errno)));
   }
   return values;
+}
+
+StatusOr<uint64_t> BpfProbes::HttpDropped() const {
+  const State& s = *state_;
+  std::vector<uint64_t> values(static_cast<size_t>(s.ncpus));
+  uint32_t key = 0;
+  if (bpf_map_lookup_elem(bpf_map__fd(s.skel->maps.http_dropped), &key, values.data()) != 0) {
+    return Internal(fmt::format("Cannot read the HTTP drop counters: {}", std::strerror(errno)));
+  }
+  uint64_t n = 0;
+  for (uint64_t v : values) n += v;
+  return n;
 }
 
 }  // namespace causeway::record

@@ -17,6 +17,7 @@ namespace causeway::record {
 struct ProbeOptions {
   size_t ring_bytes = 16 << 20;  // BPF ring buffer, shared by all CPUs (power of 2)
   bool syscalls = false;         // also attach sys_enter / sys_exit
+  bool http = true;              // capture HTTP/1.x messages on TCP sockets
 };
 
 class BpfProbes {
@@ -36,8 +37,15 @@ class BpfProbes {
   // Records the ring buffer could not take so far, per possible CPU (cumulative).
   StatusOr<std::vector<uint64_t>> LostPerCpu() const;
 
+  // HTTP records the ring buffer could not take so far (also in LostPerCpu), all CPUs.
+  StatusOr<uint64_t> HttpDropped() const;
+
   // Names of the attached tracepoints (for the summary and --help).
   const std::vector<std::string>& attached() const { return attached_; }
+
+  // Why HTTP capture was asked for but is off ("" when it is on or was not asked for): the
+  // rest is recorded all the same.
+  const std::string& http_unavailable() const { return http_unavailable_; }
 
   struct State;  // libbpf handles (public only so that libbpf's C callback can reach it)
 
@@ -45,6 +53,7 @@ class BpfProbes {
   BpfProbes() = default;
   std::unique_ptr<State> state_;
   std::vector<std::string> attached_;
+  std::string http_unavailable_;
 };
 
 }  // namespace causeway::record

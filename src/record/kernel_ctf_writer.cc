@@ -35,6 +35,7 @@ constexpr std::pair<uint16_t, LttngEvent> kEventOfRecord[] = {
     {CW_NET_RECV, LttngEvent::kNetifReceiveSkb},
     {CW_SYSCALL_ENTRY, LttngEvent::kSyscallEntry},
     {CW_SYSCALL_EXIT, LttngEvent::kSyscallExit},
+    {CW_HTTP_PARSED, LttngEvent::kHttpMessage},
 };
 
 std::string_view Comm(const char (&comm)[CW_COMM_LEN]) {
@@ -82,6 +83,8 @@ size_t ExpectedSize(uint16_t type) {
     case CW_SYSCALL_ENTRY:
     case CW_SYSCALL_EXIT:
       return sizeof(cw_syscall);
+    case CW_HTTP_PARSED:
+      return sizeof(cw_http_parsed);
     default:
       return 0;
   }
@@ -144,7 +147,7 @@ void KernelCtfWriter::Write(const RecordSlot& slot) {
     (void)writer_->SetDiscarded(cpu, lost_[cpu]);  // an error is sticky: status()/Close()
     return;
   }
-  const uint32_t cls = type <= CW_STATEDUMP_PROCESS ? cls_[type] : 0;
+  const uint32_t cls = type <= CW_HTTP_PARSED ? cls_[type] : 0;
   auto begin = [&] { return writer_->Begin(cpu, cls, ts); };
   switch (type) {
     case CW_SCHED_SWITCH: {
@@ -263,6 +266,35 @@ void KernelCtfWriter::Write(const RecordSlot& slot) {
     case CW_SYSCALL_EXIT: {
       const auto& r = slot.As<cw_syscall>();
       if (cls_[CW_SYSCALL_EXIT]) begin().S64(r.id).S64(r.ret);
+      break;
+    }
+    case CW_HTTP_PARSED: {
+      const auto& r = slot.As<cw_http_parsed>();
+      static const HttpFields kNone{.truncated = true};
+      const HttpFields* f = http_fields_ ? http_fields_->Find(r.detail) : nullptr;
+      if (!f) {
+        f = &kNone;
+        ++http_fields_lost_;
+      }
+      const bool truncated = r.truncated || f->truncated;
+      begin()
+          .S32(r.tid)
+          .S32(r.pid)
+          .U8(r.direction)
+          .U8(r.family)
+          .Bytes16(r.laddr)
+          .Bytes16(r.raddr)
+          .U16(r.lport)
+          .U16(r.rport)
+          .U64(r.size)
+          .U16(r.captured)
+          .U8(truncated ? 1 : 0)
+          .String(f->first_line)
+          .String(f->traceparent)
+          .String(f->b3)
+          .String(f->uber_trace_id);
+      ++http_messages_;
+      if (truncated) ++http_truncated_;
       break;
     }
     default:

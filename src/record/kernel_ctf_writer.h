@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "ctf/writer/ctf_writer.h"
+#include "record/http_message.h"
 #include "record/record_buffer.h"
 
 namespace causeway::record {
@@ -33,6 +34,10 @@ class KernelCtfWriter {
   // total of discarded events, written into the packet context (events_discarded) between
   // the events before and after it.
   void Write(const RecordSlot& slot);
+  // Where CW_HTTP_PARSED records' lines are (not owned; must outlive the writer). Without
+  // it, or when a message's lines were overwritten, its event has empty lines and
+  // truncated = 1, counted in http_fields_lost().
+  void set_http_fields(const HttpFieldStore* store) { http_fields_ = store; }
   Status Close();
   const Status& status() const { return writer_->status(); }
 
@@ -42,11 +47,18 @@ class KernelCtfWriter {
   uint64_t lost() const;  // sum of the CW_LOST counts written
   uint64_t unknown_records() const { return unknown_; }
   const std::string& dir() const { return writer_->dir(); }
+  uint64_t http_messages() const { return http_messages_; }    // http_message events written
+  uint64_t http_truncated() const { return http_truncated_; }  // of them, truncated = 1
+  uint64_t http_fields_lost() const { return http_fields_lost_; }
 
  private:
   KernelCtfWriter() = default;
   std::unique_ptr<ctf::CtfWriter> writer_;
-  uint32_t cls_[CW_STATEDUMP_PROCESS + 1] = {};
+  uint32_t cls_[CW_HTTP_PARSED + 1] = {};
+  const HttpFieldStore* http_fields_ = nullptr;
+  uint64_t http_messages_ = 0;
+  uint64_t http_truncated_ = 0;
+  uint64_t http_fields_lost_ = 0;
   std::vector<uint64_t> last_ts_;
   std::vector<uint64_t> lost_;
   uint64_t clamped_ = 0;

@@ -18,6 +18,7 @@
 #include "record/bpf_probes.h"
 #include "record/child_process.h"
 #include "record/control_socket.h"
+#include "record/http_message.h"
 #include "record/kernel_ctf_writer.h"
 #include "record/record_buffer.h"
 #include "record/statedump.h"
@@ -95,6 +96,7 @@ class Session {
   StatusOr<std::string> WriteSnapshot();
   void HandleControl();
   void MaybeSnapshot(bool final_round);
+  void AddHttpCounts(const KernelCtfWriter& w);
 
   const RecordOptions& o_;
   KernelTraceInfo info_;
@@ -104,6 +106,7 @@ class Session {
   ReorderWindow window_;
   SnapshotRing ring_;
   std::vector<uint64_t> lost_seen_;
+  HttpFieldStore http_fields_;
   uint64_t unknown_ = 0;
   Status error_;
   // Snapshot requests wait until the window has passed the moment they were made, so the
@@ -118,7 +121,12 @@ class Session {
 void Session::Drain(int timeout_ms) {
   auto st = probes_->Poll(timeout_ms, [this](std::span<const uint8_t> rec) {
     RecordSlot slot;
-    if (!slot.Assign(rec)) {
+    cw_header h;
+    if (rec.size() >= sizeof(h)) std::memcpy(&h, rec.data(), sizeof(h));
+    const bool ok = rec.size() >= sizeof(h) && h.type == CW_HTTP
+                        ? ParseHttpRecord(rec, http_fields_, &slot)
+                        : slot.Assign(rec);
+    if (!ok) {
       ++unknown_;
       return;
     }
@@ -163,6 +171,7 @@ StatusOr<std::string> Session::WriteSnapshot() {
   const std::string dir =
       fmt::format("{}/snapshot-{}/kernel", o_.output_dir, snapshots_.size() + 1);
   ASSIGN_OR_RETURN(auto w, KernelCtfWriter::Create(dir, info_));
+  w->set_http_fields(&http_fields_);
   // The threads as they are now, stamped at the start of what the ring holds.
   const uint64_t oldest = ring_.OldestTs();
   for (const RecordSlot& s : ReadStatedump(oldest, 0)) w->Write(s);
@@ -172,8 +181,15 @@ StatusOr<std::string> Session::WriteSnapshot() {
   sum_->bytes += w->bytes();
   sum_->lost += w->lost();
   sum_->clamped += w->clamped();
+  AddHttpCounts(*w);
   snapshots_.push_back(dir);
   return dir;
+}
+
+void Session::AddHttpCounts(const KernelCtfWriter& w) {
+  sum_->http_messages += w.http_messages();
+  sum_->http_truncated += w.http_truncated();
+  sum_->http_fields_lost += w.http_fields_lost();
 }
 
 void Session::HandleControl() {
@@ -216,11 +232,17 @@ Status Session::Run(RecordSummary* sum) {
   ProbeOptions po;
   po.ring_bytes = o_.ring_bytes;
   po.syscalls = o_.syscalls;
+  po.http = o_.http;
   // The prerequisites (root, BTF) are checked before anything is written to disk.
   ASSIGN_OR_RETURN(probes_, BpfProbes::Start(po));
+  sum->http = o_.http && probes_->http_unavailable().empty();
+  sum->http_unavailable = probes_->http_unavailable();
+  if (!sum->http_unavailable.empty() && o_.progress)
+    o_.progress("HTTP capture is off, recording the rest: " + sum->http_unavailable);
   RETURN_IF_ERROR(PrepareOutput(o_.output_dir));
   if (!o_.snapshot) {
     ASSIGN_OR_RETURN(writer_, KernelCtfWriter::Create(o_.output_dir + "/kernel", info_));
+    writer_->set_http_fields(&http_fields_);
     sum->kernel_trace = o_.output_dir + "/kernel";
   }
   ASSIGN_OR_RETURN(control_, ControlSocket::Listen(o_.output_dir + "/control.sock"));
@@ -290,6 +312,7 @@ Status Session::Run(RecordSummary* sum) {
     sum->lost += writer_->lost();
     sum->clamped += writer_->clamped();
     sum->unknown += writer_->unknown_records();
+    AddHttpCounts(*writer_);
   } else {
     // Snapshot mode: losses that never made it into a snapshot still count.
     uint64_t lost = 0;
@@ -297,6 +320,7 @@ Status Session::Run(RecordSummary* sum) {
     sum->lost = std::max(sum->lost, lost);
   }
   sum->unknown += unknown_;
+  if (auto dropped = probes_->HttpDropped(); dropped.ok()) sum->http_dropped = *dropped;
   sum->overwritten = ring_.overwritten();
   sum->snapshots = snapshots_;
   sum->probes = probes_->attached();

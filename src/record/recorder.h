@@ -19,6 +19,7 @@ struct RecordOptions {
   double duration_s = 0;  // 0: until the command ends or a signal
   std::vector<std::string> command;
   bool syscalls = false;
+  bool http = true;  // capture HTTP/1.x messages on TCP sockets (http_message events)
   size_t ring_bytes = 16 << 20;
   bool snapshot = false;
   size_t snapshot_bytes_per_cpu = 64 << 20;
@@ -36,6 +37,13 @@ struct RecordSummary {
   uint64_t clamped = 0;      // written at an earlier timestamp than they had (see README)
   uint64_t unknown = 0;      // records of a type this build does not know
   uint64_t overwritten = 0;  // snapshot mode: older records replaced by newer ones
+  // HTTP capture: on unless turned off or unavailable (then `http_unavailable` says why).
+  bool http = false;
+  std::string http_unavailable;
+  uint64_t http_messages = 0;     // http_message events written
+  uint64_t http_truncated = 0;    // of them, with a header block longer than the copied prefix
+  uint64_t http_dropped = 0;      // not taken by the ring buffer (included in `lost`)
+  uint64_t http_fields_lost = 0;  // snapshot mode: lines overwritten before being written
   std::vector<std::string> probes;
   double seconds = 0;
   int command_exit = -1;  // -1: no command

@@ -145,6 +145,11 @@ StatusOr<SplitCounts> SplitTraceByDevice(const std::string& in_dir,
           case ctf::FieldKind::kCharArray16:
             b.Chars16(e->GetString(fi));
             break;
+          case ctf::FieldKind::kBytes16: {
+            const std::string_view bytes = e->GetBytes(fi);
+            b.Bytes16({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+            break;
+          }
           case ctf::FieldKind::kDouble:
             b.Double(e->GetDouble(fi));
             break;

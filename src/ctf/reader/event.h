@@ -101,6 +101,11 @@ struct Event {
   std::string_view GetString(const PlanNode& n) const;
   std::string_view GetString(int field) const { return GetString(Node(field)); }
 
+  // Arrays or sequences of 8-bit integers as bytes, NULs included (binary data such as
+  // addresses); empty for other fields.
+  std::string_view GetBytes(const PlanNode& n) const;
+  std::string_view GetBytes(int field) const { return GetBytes(Node(field)); }
+
   // Number of elements of an array or sequence.
   uint64_t Length(const PlanNode& n) const;
 
@@ -170,6 +175,16 @@ inline std::string_view Event::GetString(const PlanNode& n) const {
     return {};
   }
   return TextAt(Position(n), max);
+}
+
+inline std::string_view Event::GetBytes(const PlanNode& n) const {
+  if (n.type->kind != TypeKind::kArray && n.type->kind != TypeKind::kSequence) return {};
+  const Type* e = n.type->element.get();
+  if (!e || e->size_bits != 8 || e->kind != TypeKind::kInteger) return {};
+  const uint64_t pos = Position(n);
+  if (pos == kAbsent || (pos & 7)) return {};
+  const uint64_t length = std::min(Length(n), (content_end_bits >> 3) - (pos >> 3));
+  return {reinterpret_cast<const char*>(data) + (pos >> 3), static_cast<size_t>(length)};
 }
 
 inline std::string_view Event::GetString(const TextRef& r) const {

@@ -72,6 +72,7 @@ size_t FixedSize(FieldKind k) {
     case FieldKind::kDouble:
       return 8;
     case FieldKind::kCharArray16:
+    case FieldKind::kBytes16:
       return 16;
     case FieldKind::kString:
       return 0;
@@ -103,6 +104,8 @@ const char* KindName(FieldKind k) {
       return "string";
     case FieldKind::kCharArray16:
       return "char[16]";
+    case FieldKind::kBytes16:
+      return "u8[16]";
     case FieldKind::kDouble:
       return "double";
   }
@@ -139,6 +142,8 @@ std::string TypeDecl(FieldKind k) {
       return "string";
     case FieldKind::kCharArray16:
       return "integer { size = 8; align = 8; signed = 0; encoding = UTF8; base = 10; }";
+    case FieldKind::kBytes16:
+      return integer(8, false, 10);
     case FieldKind::kDouble:
       return "floating_point { exp_dig = 11; mant_dig = 53; align = 8; }";
   }
@@ -272,7 +277,7 @@ StatusOr<uint32_t> CtfWriter::AddEventClass(std::string name, std::vector<FieldS
     for (size_t j = 0; j < i; ++j)
       if (fields[j].name == fields[i].name)
         return fail(fmt::format("duplicate field '{}'", fields[i].name));
-    if (static_cast<uint8_t>(fields[i].kind) > static_cast<uint8_t>(FieldKind::kDouble))
+    if (static_cast<uint8_t>(fields[i].kind) > static_cast<uint8_t>(FieldKind::kBytes16))
       return fail("bad field kind");
     c.kinds.push_back(fields[i].kind);
     c.fixed_size += FixedSize(fields[i].kind);
@@ -580,10 +585,11 @@ Status CtfWriter::Write(uint32_t stream, uint32_t event_class_id, uint64_t times
     FieldKind k = c.kinds[i];
     FieldValue::Type t = fields[i].type;
     bool is_int = t == FieldValue::Type::kSigned || t == FieldValue::Type::kUnsigned;
-    bool ok = k == FieldKind::kDouble ? t == FieldValue::Type::kDouble
-              : (k == FieldKind::kString || k == FieldKind::kCharArray16)
-                  ? t == FieldValue::Type::kString
-                  : is_int;
+    bool ok =
+        k == FieldKind::kDouble ? t == FieldValue::Type::kDouble
+        : (k == FieldKind::kString || k == FieldKind::kCharArray16 || k == FieldKind::kBytes16)
+            ? t == FieldValue::Type::kString
+            : is_int;
     if (!ok)
       return fail(
           fmt::format("value {} does not fit field {} ({})", i, c.fields[i].name, KindName(k)));
@@ -628,6 +634,9 @@ Status CtfWriter::Write(uint32_t stream, uint32_t event_class_id, uint64_t times
           break;
         case FieldKind::kCharArray16:
           b.Chars16(v.s);
+          break;
+        case FieldKind::kBytes16:
+          b.Bytes16({reinterpret_cast<const uint8_t*>(v.s.data()), v.s.size()});
           break;
         case FieldKind::kDouble:
           b.Double(v.d);
@@ -888,7 +897,7 @@ std::string CtfWriter::MetadataText() const {
     out("\tfields := struct {{\n");
     for (const FieldSpec& f : c.fields) {
       out("\t\t{} _{}{};\n", TypeDecl(f.kind), f.name,
-          f.kind == FieldKind::kCharArray16 ? "[16]" : "");
+          f.kind == FieldKind::kCharArray16 || f.kind == FieldKind::kBytes16 ? "[16]" : "");
     }
     out("\t}};\n}};\n\n");
   }

@@ -49,6 +49,7 @@ enum class FieldKind : uint8_t {
   kString,       // NUL-terminated UTF-8 string
   kCharArray16,  // uint8_t[16] with encoding = UTF8, zero padded (like LTTng's comm fields)
   kDouble,       // IEEE 754 binary64
+  kBytes16,      // uint8_t[16] without encoding: binary, such as an IPv6 or IPv4 address
 };
 
 // Name as the user sees it: the metadata declares "_" + name, as LTTng does, and readers
@@ -104,8 +105,8 @@ struct UstContext {
 };
 
 // One field value for the Write() convenience (tests, slow paths). Integers convert to
-// any integer kind (truncated to its size), doubles only to kDouble, strings to kString
-// and kCharArray16.
+// any integer kind (truncated to its size), doubles only to kDouble, strings to kString,
+// kCharArray16 and kBytes16.
 struct FieldValue {
   enum class Type : uint8_t { kSigned, kUnsigned, kDouble, kString };
   template <std::integral T>
@@ -225,6 +226,17 @@ class CtfWriter {
     // Copies at most 16 bytes, pads with NULs.
     EventBuilder& Chars16(std::string_view v) {
       if (!Expect(FieldKind::kCharArray16)) return *this;
+      uint8_t tmp[16] = {};
+      if (!v.empty()) std::memcpy(tmp, v.data(), v.size() < 16 ? v.size() : 16);
+      std::memcpy(cur_, tmp, 16);
+      cur_ += 16;
+      ++idx_;
+      return *this;
+    }
+
+    // Copies at most 16 bytes, NULs included, and pads with NULs.
+    EventBuilder& Bytes16(std::span<const uint8_t> v) {
+      if (!Expect(FieldKind::kBytes16)) return *this;
       uint8_t tmp[16] = {};
       if (!v.empty()) std::memcpy(tmp, v.data(), v.size() < 16 ? v.size() : 16);
       std::memcpy(cur_, tmp, 16);

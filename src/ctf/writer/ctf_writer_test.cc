@@ -203,6 +203,7 @@ Value MakeValue(FieldKind k, uint64_t seed) {
       v.s = seed % 7 == 0 ? "-"
                           : "str-" + std::to_string(seed) + (seed % 5 == 0 ? " with spaces" : "");
       break;
+    case FieldKind::kBytes16:  // not in kAllKinds: babeltrace2 prints it element by element
     case FieldKind::kCharArray16:
       v.s = seed % 11 == 0   ? "exactly16chars!!"
             : seed % 13 == 0 ? "x"
@@ -233,6 +234,7 @@ std::string FormatValue(FieldKind k, const Value& v) {
       return FormatDouble(v.d);
     case FieldKind::kString:
     case FieldKind::kCharArray16:
+    case FieldKind::kBytes16:
       return Quote(v.s);
   }
   return "";
@@ -276,6 +278,9 @@ void WriteField(CtfWriter::EventBuilder& b, FieldKind k, const Value& v) {
     case FieldKind::kCharArray16:
       b.Chars16(v.s);
       break;
+    case FieldKind::kBytes16:
+      b.Bytes16({reinterpret_cast<const uint8_t*>(v.s.data()), v.s.size()});
+      break;
   }
 }
 
@@ -296,6 +301,7 @@ FieldValue ToFieldValue(FieldKind k, const Value& v) {
       return FieldValue(v.d);
     case FieldKind::kString:
     case FieldKind::kCharArray16:
+    case FieldKind::kBytes16:
       return FieldValue(std::string_view(v.s));
   }
   return FieldValue(0);

@@ -30,11 +30,14 @@ enum cw_type {
   CW_NET_RECV = 16,
   CW_SYSCALL_ENTRY = 17,
   CW_SYSCALL_EXIT = 18,
-  CW_TYPE_COUNT = 19,
+  CW_HTTP = 19,
+  CW_TYPE_COUNT = 20,
   /* Made by user space, never by the BPF side: a thread that existed at the start. */
   CW_STATEDUMP_PROCESS = 100,
   /* Made by user space: records the ring buffer dropped on this CPU before this point. */
   CW_LOST = 101,
+  /* Made by user space from a CW_HTTP record: its parsed fields (cw_http_parsed). */
+  CW_HTTP_PARSED = 102,
 };
 
 #define CW_COMM_LEN 16
@@ -162,6 +165,53 @@ struct cw_statedump {
 struct cw_lost {
   struct cw_header h;
   __u64 count; /* dropped since the previous cw_lost of this CPU */
+};
+
+/* The bytes of an HTTP/1.x message the kernel side copies: enough for the request or status
+ * line and the headers of ordinary clients and servers (curl, Node, Python, Go send 100 to
+ * 600 bytes of headers), small enough that copying it costs well under a microsecond. A
+ * larger header block is marked truncated by the parser, never guessed. */
+#define CW_HTTP_PREFIX 1024
+
+enum cw_http_direction {
+  CW_HTTP_RECEIVED = 0, /* read by the thread (recorded at the syscall's exit) */
+  CW_HTTP_SENT = 1,     /* written by the thread (recorded at the syscall's entry) */
+};
+
+/* An HTTP/1.x message read from or written to a TCP socket: the start of its bytes. */
+struct cw_http {
+  struct cw_header h;
+  __u8 laddr[16]; /* local address; IPv4 in the first 4 bytes */
+  __u8 raddr[16]; /* remote address */
+  __u64 size;     /* bytes the syscall moved (received) or was asked to move (sent) */
+  __s32 tid;
+  __s32 pid;
+  __u16 lport;
+  __u16 rport;
+  __u16 captured; /* bytes of data[] that hold the message */
+  __u8 direction; /* enum cw_http_direction */
+  __u8 family;    /* 4 or 6 */
+  char data[CW_HTTP_PREFIX];
+};
+
+/* A cw_http after user space parsed it: the socket fields, and `detail`, the key of the
+ * parsed lines (first line, trace context headers) that the recorder keeps beside the
+ * fixed-size record (record/http_message.h). */
+struct cw_http_parsed {
+  struct cw_header h;
+  __u8 laddr[16];
+  __u8 raddr[16];
+  __u64 size;
+  __u64 detail;
+  __s32 tid;
+  __s32 pid;
+  __u16 lport;
+  __u16 rport;
+  __u16 captured;
+  __u8 direction;
+  __u8 family;
+  __u8 truncated; /* the header block does not end within the captured bytes */
+  __u8 pad[7];
 };
 
 #endif /* CAUSEWAY_RECORD_BPF_RECORD_EVENT_H_ */

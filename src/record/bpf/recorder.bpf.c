@@ -362,3 +362,188 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
   submit(r);
   return 0;
 }
+
+/* HTTP/1.x messages on TCP sockets (off with --no-http).
+ *
+ * Where: two tracepoints that fire only for socket traffic and hand the program the socket,
+ * so reads and writes of files and pipes cost nothing and no descriptor has to be resolved.
+ * - tcp_sendmsg_locked fires in tcp_sendmsg before the data is copied, with the socket and
+ *   the message: a sent message is stamped at (almost) its syscall's entry, before the peer
+ *   can see it, and its bytes are read from the message's own user buffer. It fires once
+ *   per segment-sized chunk; only a chunk that starts like HTTP is kept, and a write's first
+ *   chunk is its start.
+ * - sock_recv_length fires after every socket receive with the socket and the byte count:
+ *   the data is in user memory then. The buffer is the syscall's argument (read, readv,
+ *   recvfrom, recvmsg), taken from the thread's saved user registers.
+ * Not used: fentry/fexit on tcp_sendmsg/tcp_recvmsg (BPF trampolines are refused here with
+ * EPERM), per-syscall tracepoints (need tracefs, not mounted here), raw sys_enter/sys_exit
+ * (run for every system call of every process, and must resolve each read's descriptor),
+ * kprobes (not built into this kernel). */
+
+/* HTTP records that the ring buffer could not take (also counted in `lost`). */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u64);
+} http_dropped SEC(".maps");
+
+#define CW_AF_INET 2
+#define CW_AF_INET6 10
+#define CW_IPPROTO_TCP 6
+#define CW_MSG_PEEK 2
+#define CW_MSG_ERRQUEUE 0x2000
+#define CW_HTTP_SNIFF 8 /* bytes enough to tell "OPTIONS " or "HTTP/1." from anything else */
+
+/* x86-64 syscall numbers of the receives whose buffer is found from their arguments. */
+#define CW_NR_READ 0
+#define CW_NR_READV 19
+#define CW_NR_RECVFROM 45
+#define CW_NR_RECVMSG 47
+
+static __always_inline int is_tcp(const struct sock *sk) {
+  __u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+  if (family != CW_AF_INET && family != CW_AF_INET6) return 0;
+  return BPF_CORE_READ(sk, sk_protocol) == CW_IPPROTO_TCP;
+}
+
+/* The sniffed bytes as one little-endian word, and a word made of the first `n` bytes of a
+ * string literal, so that a method is recognised with one masked comparison. */
+#define CW_MASK(n) ((n) == 8 ? ~0ULL : ((1ULL << ((n) * 8)) - 1))
+#define CW_WORD(s, n)                                                                 \
+  (((__u64)(s)[0] | (__u64)(s)[1] << 8 | (__u64)(s)[2] << 16 | (__u64)(s)[3] << 24 | \
+    ((n) > 4 ? (__u64)(s)[4] << 32 : 0) | ((n) > 5 ? (__u64)(s)[5] << 40 : 0) |      \
+    ((n) > 6 ? (__u64)(s)[6] << 48 : 0) | ((n) > 7 ? (__u64)(s)[7] << 56 : 0)))
+#define CW_STARTS(w, lit) (((w) & CW_MASK(sizeof(lit) - 1)) == CW_WORD(lit, sizeof(lit) - 1))
+
+/* 1 when the bytes start an HTTP/1.x request line (a method and a space) or a status line.
+ * One switch on the first byte sends nearly all other traffic away after one comparison. */
+static __always_inline int looks_like_http(__u64 w) {
+  switch ((char)w) {
+    case 'G':
+      return CW_STARTS(w, "GET ");
+    case 'P':
+      return CW_STARTS(w, "POST ") || CW_STARTS(w, "PUT ") || CW_STARTS(w, "PATCH ");
+    case 'H':
+      return CW_STARTS(w, "HTTP/1.") || CW_STARTS(w, "HEAD ");
+    case 'D':
+      return CW_STARTS(w, "DELETE ");
+    case 'O':
+      return CW_STARTS(w, "OPTIONS ");
+    case 'C':
+      return CW_STARTS(w, "CONNECT ");
+    case 'T':
+      return CW_STARTS(w, "TRACE ");
+    default:
+      return 0;
+  }
+}
+
+/* Copies the message's first bytes with its socket and thread into the ring buffer, when
+ * they start like HTTP/1.x. `moved` is the syscall's byte count, `avail` what `buf` holds. */
+static __always_inline void http_record(const struct sock *sk, const char *buf, __u64 avail,
+                                        __u64 moved, __u8 direction) {
+  if (avail < CW_HTTP_SNIFF || moved < CW_HTTP_SNIFF) return;
+  __u64 sniff;
+  if (bpf_probe_read_user(&sniff, sizeof(sniff), buf) < 0) return;
+  if (!looks_like_http(sniff)) return;
+  struct cw_http *r = reserve(sizeof(*r), CW_HTTP);
+  if (!r) {
+    __u32 key = 0;
+    __u64 *n = bpf_map_lookup_elem(&http_dropped, &key);
+    if (n) *n += 1;
+    return;
+  }
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  r->tid = (__s32)pid_tgid;
+  r->pid = (__s32)(pid_tgid >> 32);
+  r->direction = direction;
+  r->size = moved;
+  __builtin_memset(r->laddr, 0, sizeof(r->laddr));
+  __builtin_memset(r->raddr, 0, sizeof(r->raddr));
+  if (BPF_CORE_READ(sk, __sk_common.skc_family) == CW_AF_INET) {
+    r->family = 4;
+    __u32 local = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+    __u32 remote = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+    __builtin_memcpy(r->laddr, &local, 4);
+    __builtin_memcpy(r->raddr, &remote, 4);
+  } else {
+    r->family = 6;
+    BPF_CORE_READ_INTO(&r->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+    BPF_CORE_READ_INTO(&r->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+  }
+  r->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+  r->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+  __u64 n = avail < moved ? avail : moved;
+  if (n > CW_HTTP_PREFIX) n = CW_HTTP_PREFIX;
+  if (bpf_probe_read_user(r->data, n, buf) < 0) n = 0;
+  r->captured = n;
+  submit(r);
+}
+
+/* The user buffer the message's current chunk starts in, and its length (for vectored I/O,
+ * the current iovec only). */
+static __always_inline const char *current_user_buffer(const struct msghdr *msg, __u64 *len) {
+  __u8 type = BPF_CORE_READ(msg, msg_iter.iter_type);
+  __u64 offset = BPF_CORE_READ(msg, msg_iter.iov_offset);
+  __u64 count = BPF_CORE_READ(msg, msg_iter.count);
+  if (type == bpf_core_enum_value(enum iter_type, ITER_UBUF)) {
+    *len = count;
+    return (const char *)BPF_CORE_READ(msg, msg_iter.ubuf) + offset;
+  }
+  if (type == bpf_core_enum_value(enum iter_type, ITER_IOVEC)) {
+    struct iovec v;
+    if (bpf_probe_read_kernel(&v, sizeof(v), BPF_CORE_READ(msg, msg_iter.__iov)) < 0) return 0;
+    if (v.iov_len <= offset) return 0;
+    __u64 n = v.iov_len - offset;
+    *len = n < count ? n : count;
+    return (const char *)v.iov_base + offset;
+  }
+  return 0; /* kernel memory (sendfile, kTLS, ...): not a message a thread wrote */
+}
+
+SEC("tp_btf/tcp_sendmsg_locked")
+int BPF_PROG(on_tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *msg,
+             const struct sk_buff *skb, int size_goal) {
+  if (!is_tcp(sk)) return 0;
+  __u64 len = 0;
+  const char *buf = current_user_buffer(msg, &len);
+  if (buf) http_record(sk, buf, len, BPF_CORE_READ(msg, msg_iter.count), CW_HTTP_SENT);
+  return 0;
+}
+
+/* The first user buffer the current receive syscall filled, from its saved arguments. */
+static __always_inline const char *receive_buffer(__u64 *len) {
+  struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+  long nr = BPF_CORE_READ(regs, orig_ax);
+  unsigned long arg2 = BPF_CORE_READ(regs, si), arg3 = BPF_CORE_READ(regs, dx);
+  struct iovec v;
+  switch (nr) {
+    case CW_NR_READ:
+    case CW_NR_RECVFROM:
+      *len = arg3;
+      return (const char *)arg2;
+    case CW_NR_READV:
+      if (bpf_probe_read_user(&v, sizeof(v), (const void *)arg2) < 0) return 0;
+      break;
+    case CW_NR_RECVMSG: {
+      struct user_msghdr m;
+      if (bpf_probe_read_user(&m, sizeof(m), (const void *)arg2) < 0) return 0;
+      if (bpf_probe_read_user(&v, sizeof(v), m.msg_iov) < 0) return 0;
+      break;
+    }
+    default:
+      return 0; /* recvmmsg, io_uring, ...: not covered */
+  }
+  *len = v.iov_len;
+  return (const char *)v.iov_base;
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(on_sock_recv_length, struct sock *sk, int ret, int flags) {
+  if (ret < CW_HTTP_SNIFF || (flags & (CW_MSG_PEEK | CW_MSG_ERRQUEUE)) || !is_tcp(sk)) return 0;
+  __u64 len = 0;
+  const char *buf = receive_buffer(&len);
+  if (buf) http_record(sk, buf, len, (__u64)ret, CW_HTTP_RECEIVED);
+  return 0;
+}

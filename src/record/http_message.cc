@@ -1,0 +1,108 @@
+#include "record/http_message.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace causeway::record {
+
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return (x | 0x20) == (y | 0x20);  // ASCII letters, digits and '-' of header names
+         });
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string Kept(std::string_view s) { return std::string(s.substr(0, kMaxFieldBytes)); }
+
+// An IPv4 address in IPv6 form (::ffff:a.b.c.d), as a dual-stack server's socket holds it.
+bool IsV4Mapped(const uint8_t a[16]) {
+  static constexpr uint8_t kPrefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  return std::memcmp(a, kPrefix, sizeof(kPrefix)) == 0;
+}
+
+}  // namespace
+
+HttpFields ParseHttpPrefix(std::string_view prefix) {
+  HttpFields f;
+  const size_t end = prefix.find("\r\n\r\n");
+  f.truncated = end == std::string_view::npos;
+  std::string_view rest = f.truncated ? prefix : prefix.substr(0, end + 2);
+  size_t eol = rest.find("\r\n");
+  f.first_line = Kept(rest.substr(0, eol));
+  if (eol == std::string_view::npos) return f;
+  rest.remove_prefix(eol + 2);
+  // Header lines; with a truncated block the last, cut line is skipped: its value may be
+  // incomplete.
+  while (!rest.empty()) {
+    eol = rest.find("\r\n");
+    if (eol == std::string_view::npos) break;
+    const std::string_view line = rest.substr(0, eol);
+    rest.remove_prefix(eol + 2);
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view name = line.substr(0, colon);
+    const std::string_view value = Trim(line.substr(colon + 1));
+    if (EqualsIgnoreCase(name, "traceparent")) {
+      f.traceparent = Kept(value);
+    } else if (EqualsIgnoreCase(name, "b3")) {
+      f.b3 = Kept(value);
+    } else if (EqualsIgnoreCase(name, "uber-trace-id")) {
+      f.uber_trace_id = Kept(value);
+    }
+  }
+  return f;
+}
+
+uint64_t HttpFieldStore::Put(HttpFields fields) {
+  if (ring_.empty()) ring_.resize(kCapacity);
+  const uint64_t key = next_key_++;
+  ring_[key % kCapacity] = {key, std::move(fields)};
+  return key;
+}
+
+const HttpFields* HttpFieldStore::Find(uint64_t key) const {
+  if (ring_.empty()) return nullptr;
+  const auto& [k, fields] = ring_[key % kCapacity];
+  return k == key ? &fields : nullptr;
+}
+
+bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot) {
+  if (record.size() < sizeof(cw_http)) return false;
+  cw_http r;
+  std::memcpy(&r, record.data(), sizeof(r));
+  if (r.h.size < sizeof(cw_http) || r.captured > CW_HTTP_PREFIX) return false;
+  cw_http_parsed p{};
+  p.h = r.h;
+  p.h.type = CW_HTTP_PARSED;
+  p.h.size = sizeof(p);
+  p.tid = r.tid;
+  p.pid = r.pid;
+  p.direction = r.direction;
+  p.family = r.family;
+  std::memcpy(p.laddr, r.laddr, 16);
+  std::memcpy(p.raddr, r.raddr, 16);
+  if (p.family == 6 && IsV4Mapped(p.laddr) && IsV4Mapped(p.raddr)) {
+    p.family = 4;
+    std::memset(p.laddr, 0, 16);
+    std::memset(p.raddr, 0, 16);
+    std::memcpy(p.laddr, r.laddr + 12, 4);
+    std::memcpy(p.raddr, r.raddr + 12, 4);
+  }
+  p.lport = r.lport;
+  p.rport = r.rport;
+  p.size = r.size;
+  p.captured = r.captured;
+  HttpFields fields = ParseHttpPrefix(std::string_view(r.data, r.captured));
+  p.truncated = fields.truncated ? 1 : 0;
+  p.detail = store.Put(std::move(fields));
+  return slot->Assign({reinterpret_cast<const uint8_t*>(&p), sizeof(p)});
+}
+
+}  // namespace causeway::record
