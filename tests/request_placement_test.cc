@@ -131,8 +131,7 @@ spans::SpanSet TwoRequestsSpans() {
   a.host_port = 80;
   spans::Span b = MakeSpan(0xB, 0xB1, 0, SpanKind::kServer, 10, 119, 309, "frontend");
   b.peer_port = 5002;
-  return Set({a, b,
-              MakeSpan(0xA, 0xA2, 0xA1, SpanKind::kClient, 10, 109, 200, "frontend"),
+  return Set({a, b, MakeSpan(0xA, 0xA2, 0xA1, SpanKind::kClient, 10, 109, 200, "frontend"),
               MakeSpan(0xB, 0xB2, 0xB1, SpanKind::kClient, 10, 129, 300, "frontend"),
               MakeSpan(0xA, 0xA3, 0xA2, SpanKind::kServer, 20, 111, 198, "backend"),
               MakeSpan(0xB, 0xB3, 0xB2, SpanKind::kServer, 20, 199, 298, "backend"),
@@ -197,6 +196,50 @@ TEST(SpanPlacement, AnEventLoopWorksForTheRequestOfItsLastSocketMessage) {
             "10@210-211 running | 20@211-299 running | 10@299-300 preempted | 10@300-310 running");
   ASSERT_EQ(a->requests[1].by_request.size(), 1u);
   EXPECT_EQ(a->requests[1].by_request[0], (std::pair<int32_t, int64_t>{0, 75}));
+}
+
+TEST(SpanPlacement, AnEventLoopWaitingForATimerWorksForNoRequest) {
+  // Requests A and B each start a 35 ns timer on one event loop (tid 20), which then waits
+  // in epoll: both wait for their own timer, neither for the other.
+  KernelScenario k(R"(
+    0 cpu0 statedump 20 backend 5 pid 20
+    10 cpu0 switch 0 -> 20
+    15 cpu0 switch 20 S -> 0
+    50 cpu0 hrtimer_entry
+    50 cpu0 waking 20
+    50 cpu0 hrtimer_exit
+    51 cpu0 switch 0 -> 20
+    60 cpu0 switch 20 S -> 0
+    end 100
+  )");
+  spans::Span a = MakeSpan(0xA, 1, 0, spans::SpanKind::kServer, 20, 10, 52, "backend");
+  spans::Span b = MakeSpan(0xB, 2, 0, spans::SpanKind::kServer, 20, 12, 54, "backend");
+  a.peer_port = 5001;
+  b.peer_port = 5002;
+  spans::SpanSet set = Set({a, b});
+  const std::vector<HttpMessage> messages = {
+      Message(10, 20, false, 80, 5001, "GET /sleep HTTP/1.1"),
+      Message(12, 20, false, 80, 5002, "GET /sleep HTTP/1.1"),
+      Message(52, 20, true, 80, 5001, "HTTP/1.1 200 OK"),
+      Message(54, 20, true, 80, 5002, "HTTP/1.1 200 OK"),
+  };
+  const requests::SpanPlacement p = requests::PlaceSpans(k.graph(), 0, messages, &set);
+  requests::RequestOptions o;
+  o.placement = &p;
+  auto r = requests::AnalyzeRequests(k.graph(), set, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Pieces(k, *r, 0),
+            "20@10-12 running | 20@12-15 blocked_by_request(1) | 20@15-50 timer | "
+            "20@50-51 preempted | 20@51-52 running");
+  // The loop woke up for A's timer: from then until A's answer is written it is A's, and B
+  // waits for it.
+  EXPECT_EQ(Pieces(k, *r, 1),
+            "20@12-15 running | 20@15-50 timer | 20@50-51 blocked_by_request(0) | "
+            "20@51-52 blocked_by_request(0) | 20@52-54 running");
+  EXPECT_EQ(r->requests[0].dominant, Cause::kTimer);
+  EXPECT_EQ(r->requests[1].dominant, Cause::kTimer);
+  // The path was named after the request line.
+  EXPECT_EQ(*set.spans[0].operation, "GET /sleep");
 }
 
 TEST(SpanPlacement, AThreadIdThatIsNoThreadOfTheSpansProcessIsIgnoredAndCounted) {

@@ -18,9 +18,9 @@ struct HttpMessage {
   bool truncated = false;  // the header block did not end within what the recorder copied
   uint8_t family = 0;      // 4 or 6
   uint16_t lport = 0, rport = 0;
-  std::string laddr, raddr;  // as text: "127.0.0.1", "::1"
-  uint64_t size = 0;         // bytes the syscall moved
-  std::string first_line;    // "GET /api/x HTTP/1.1", "HTTP/1.1 200 OK"
+  std::string laddr, raddr;                    // as text: "127.0.0.1", "::1"
+  uint64_t size = 0;                           // bytes the syscall moved
+  std::string first_line;                      // "GET /api/x HTTP/1.1", "HTTP/1.1 200 OK"
   std::string traceparent, b3, uber_trace_id;  // "" when absent
 
   // A request (a method first), else a response (a status line first).

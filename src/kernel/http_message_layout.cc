@@ -29,7 +29,8 @@ class AddressBytes final : public ctf::FieldVisitor {
   void ElementsCut(uint64_t) override {}
   void EndArray(uint64_t) override { element_ = UINT64_MAX; }
   void Integer(const ctf::IntegerValue& v) override {
-    if (depth_ == 1 && target_ && element_ < 16) (*target_)[element_] = static_cast<uint8_t>(v.bits);
+    if (depth_ == 1 && target_ && element_ < 16)
+      (*target_)[element_] = static_cast<uint8_t>(v.bits);
   }
   void Enum(const ctf::IntegerValue& v, std::span<const std::string* const>) override {
     Integer(v);

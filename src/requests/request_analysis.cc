@@ -227,6 +227,8 @@ class Analyzer {
   // position of its last search (StepAfter).
   std::vector<std::vector<Step>> timeline_;
   std::vector<size_t> step_hint_;
+  // Per worker: 1 when its active request comes from its socket messages.
+  std::vector<uint8_t> event_loop_;
   // Per span: the worker that ran it (kNoWorker: none).
   std::vector<WorkerId> span_worker_;
   std::vector<graph::PathRange> ranges_;
@@ -310,6 +312,7 @@ void Analyzer::AssociateThreads() {
     if (g_.worker(w).pid >= 0)
       out_.process_service.try_emplace({g_.worker(w).host, g_.worker(w).pid}, service);
   timeline_.resize(g_.num_workers());
+  event_loop_.assign(g_.num_workers(), 0);
   step_hint_.assign(g_.num_workers(), 0);
   for (WorkerId w = 0; w < intervals.size(); ++w)
     if (!intervals[w].empty()) timeline_[w] = BuildTimeline(std::move(intervals[w]));
@@ -317,6 +320,7 @@ void Analyzer::AssociateThreads() {
   for (const auto& [w, steps] : placement->message_steps) {
     if (told[w]) continue;
     timeline_[w] = StepsFromMessages(steps);
+    event_loop_[w] = 1;
     ++out_.threads_by_messages;
   }
 }
@@ -374,7 +378,11 @@ void Analyzer::LabelPieces(size_t ri, const std::vector<graph::PathSegment>& seg
                 static_cast<std::ptrdiff_t>(StepAfter(steps, &step_hint_[seg.worker], seg.start));
     for (int64_t a = seg.start; a < seg.end; ++step) {
       const int64_t b = std::min(seg.end, step == steps.end() ? INT64_MAX : step->ts);
-      const int32_t who = step == steps.begin() ? -1 : std::prev(step)->req;
+      // An event loop waiting (in epoll, for a timer, the network...) works for no one: the
+      // requests whose paths lead there wait for what wakes it, each for its own.
+      const bool waiting =
+          event_loop_[seg.worker] && seg.state != State::kRunning && seg.state != State::kPreempted;
+      const int32_t who = step == steps.begin() || waiting ? -1 : std::prev(step)->req;
       Piece p{seg.worker, seg.state, FromState(seg.state), a, b, -1};
       if (who >= 0 && who != static_cast<int32_t>(ri)) {
         p.cause = Cause::kBlockedByRequest;

@@ -22,12 +22,12 @@ using kernel::HttpMessage;
 // A request and the response that answered it on the same connection, as one side saw it:
 // a server side received the request, a client side sent it.
 struct Exchange {
-  size_t request = 0;         // index in the messages
-  ptrdiff_t response = -1;    // -1: no response seen
+  size_t request = 0;       // index in the messages
+  ptrdiff_t response = -1;  // -1: no response seen
   std::optional<TraceContext> context;
   WorkerId worker = graph::kNoWorker;  // the thread that read or wrote the request
   bool server = false;
-  bool claimed = false;  // a span took it
+  bool claimed = false;                 // a span took it
   std::optional<spans::TraceId> trace;  // the request's trace, once known
 };
 
@@ -49,7 +49,8 @@ class Placer {
   Placer(const graph::ExecutionGraph& g, uint32_t host, const std::vector<HttpMessage>& messages,
          spans::SpanSet* set)
       : g_(g), host_(host), messages_(messages), set_(*set) {
-    for (uint32_t h = 0; h < std::max<size_t>(1, g.hosts().size()); ++h) lookups_.emplace_back(g, h);
+    for (uint32_t h = 0; h < std::max<size_t>(1, g.hosts().size()); ++h)
+      lookups_.emplace_back(g, h);
     out_.worker.assign(set_.spans.size(), graph::kNoWorker);
     anchored_.assign(set_.spans.size(), 0);
   }
@@ -171,6 +172,7 @@ class Placer {
           return;
         }
         Place(i, ThreadSource::kHttpMessage, e.worker);
+        NameAfterRequestLine(m, &s);
         anchored_[i] = 1;
         exchange_of_span_.emplace(i, *ei);
         offsets_[m.pid].push_back(m.ts - s.start_ns);
@@ -194,6 +196,24 @@ class Placer {
       return;
     }
     Place(i, ThreadSource::kThreadAttribute, w);
+  }
+
+  // HTTP instrumentations without a framework name spans by the method alone ("GET"):
+  // the request line the kernel saw adds the path (without the query), so that routes are
+  // told apart.
+  void NameAfterRequestLine(const HttpMessage& m, spans::Span* s) {
+    if (s->operation->find('/') != std::string::npos) return;
+    const std::string_view line = m.first_line;
+    const size_t sp = line.find(' ');
+    if (sp == std::string_view::npos) return;
+    std::string_view path = line.substr(sp + 1);
+    path = path.substr(0, path.find_first_of(" ?#"));
+    if (path.empty()) return;
+    const std::string_view method = line.substr(0, sp);
+    const std::string name = *s->operation == method || s->operation->empty()
+                                 ? fmt::format("{} {}", method, path)
+                                 : fmt::format("{} {}", *s->operation, path);
+    s->operation = set_.names->Intern(name);
   }
 
   // Anchored spans take their messages' kernel times; the others of the same process move
@@ -258,13 +278,14 @@ class Placer {
   }
 
   void MakeMessageSteps() {
-    // A received message's request starts where the thread woke up to read it (its data's
-    // arrival woke it), when it handled no other message since; a thread that was already
-    // awake starts on it at the read.
+    // The first message a thread handles after it woke up says what it woke up for (the
+    // data of a received one arrived; a timer or a disk completion led to a sent one): its
+    // request starts at the wake-up. A thread that was already awake starts on it at the
+    // message.
     auto add = [&](WorkerId w, const HttpMessage& m, const std::optional<spans::TraceId>& trace) {
       if (w == graph::kNoWorker) return;
       MessageStep step{m.ts, trace.value_or(spans::TraceId{}), !trace.has_value()};
-      step.awake_since = m.sent ? m.ts : AwakeSince(w, m.ts);
+      step.awake_since = AwakeSince(w, m.ts);
       out_.message_steps[w].push_back(step);
     };
     std::vector<uint8_t> in_exchange(messages_.size(), 0);
@@ -274,9 +295,13 @@ class Placer {
       if (e.response < 0) continue;
       const HttpMessage& r = messages_[static_cast<size_t>(e.response)];
       in_exchange[static_cast<size_t>(e.response)] = 1;
-      // A server's response ends its part in the request; a client's answer hands the
-      // request back to it.
-      add(WorkerOf(r), r, e.server ? std::nullopt : e.trace);
+      // A client's answer hands the request back to it. A server works for the request up
+      // to its response, which ends its part in it.
+      add(WorkerOf(r), r, e.trace);
+      if (e.server) {
+        const WorkerId w = WorkerOf(r);
+        if (w != graph::kNoWorker) out_.message_steps[w].push_back({r.ts, {}, true, r.ts});
+      }
     }
     for (size_t mi = 0; mi < messages_.size(); ++mi)
       if (!in_exchange[mi]) add(WorkerOf(messages_[mi]), messages_[mi], std::nullopt);
@@ -306,7 +331,7 @@ class Placer {
 
 std::string_view ThreadSourceName(ThreadSource s) {
   static constexpr std::string_view kNames[kNumThreadSources] = {
-      "none",     "sync_events",       "http_message",        "thread_attribute",
+      "none",     "sync_events",       "http_message",       "thread_attribute",
       "ancestor", "thread_id_ignored", "thread_not_in_trace"};
   return kNames[static_cast<int>(s)];
 }

@@ -48,7 +48,7 @@ std::string_view UnplacedReason(ThreadSource s);
 // A thread, from the time of a socket message on, works for the request of trace `trace`
 // (none: a message of no known request, or a response that ended the thread's part).
 struct MessageStep {
-  int64_t ts = 0;  // a received message: from when the thread woke up to read it
+  int64_t ts = 0;  // from the message, or from when its thread woke up for it
   spans::TraceId trace;
   bool none = true;
   int64_t awake_since = 0;  // the message's own time, or when its thread last woke up

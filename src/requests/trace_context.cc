@@ -40,8 +40,7 @@ std::optional<TraceContext> Make(std::string_view trace, std::string_view span) 
 
 std::optional<TraceContext> ParseTraceparent(std::string_view header) {
   const auto p = Split(Trim(header), '-', 5);
-  if (p.size() < 4 || p[0].size() != 2 || p[1].size() != 32 || p[2].size() != 16 ||
-      p[3].size() < 2)
+  if (p.size() < 4 || p[0].size() != 2 || p[1].size() != 32 || p[2].size() != 16 || p[3].size() < 2)
     return std::nullopt;
   uint64_t version = 0;
   if (!spans::ParseHex(p[0], &version) || version == 0xff) return std::nullopt;
