@@ -1,6 +1,7 @@
 #include "record/http_message.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace causeway::record {
@@ -74,10 +75,13 @@ const HttpFields* HttpFieldStore::Find(uint64_t key) const {
 }
 
 bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot) {
+  // The fixed part is copied; the message's bytes are parsed where they lie.
+  constexpr size_t kFixed = offsetof(cw_http, data);
   if (record.size() < sizeof(cw_http)) return false;
   cw_http r;
-  std::memcpy(&r, record.data(), sizeof(r));
+  std::memcpy(&r, record.data(), kFixed);
   if (r.h.size < sizeof(cw_http) || r.captured > CW_HTTP_PREFIX) return false;
+  const std::string_view data(reinterpret_cast<const char*>(record.data()) + kFixed, r.captured);
   cw_http_parsed p{};
   p.h = r.h;
   p.h.type = CW_HTTP_PARSED;
@@ -99,7 +103,7 @@ bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, Rec
   p.rport = r.rport;
   p.size = r.size;
   p.captured = r.captured;
-  HttpFields fields = ParseHttpPrefix(std::string_view(r.data, r.captured));
+  HttpFields fields = ParseHttpPrefix(data);
   p.truncated = fields.truncated ? 1 : 0;
   p.detail = store.Put(std::move(fields));
   return slot->Assign({reinterpret_cast<const uint8_t*>(&p), sizeof(p)});
