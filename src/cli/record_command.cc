@@ -166,7 +166,8 @@ Runner RegisterRecord(CLI::App& app) {
                             {"messages", sum->http_messages},
                             {"truncated", sum->http_truncated},
                             {"dropped", sum->http_dropped},
-                            {"fields_lost", sum->http_fields_lost}}},
+                            {"fields_lost", sum->http_fields_lost},
+                            {"not_http", sum->http_not_http}}},
                           {"seconds", sum->seconds},
                           {"stop_reason", sum->stop_reason},
                           {"probes", sum->probes}};
@@ -183,6 +184,9 @@ Runner RegisterRecord(CLI::App& app) {
                     static_cast<unsigned long long>(sum->http_messages),
                     static_cast<unsigned long long>(sum->http_truncated),
                     static_cast<unsigned long long>(sum->http_dropped));
+        if (sum->http_not_http)
+          std::printf(", %llu skipped (began like HTTP, but the first line was not)",
+                      static_cast<unsigned long long>(sum->http_not_http));
         if (sum->http_fields_lost)
           std::printf(", %llu without their lines (overwritten in memory)",
                       static_cast<unsigned long long>(sum->http_fields_lost));

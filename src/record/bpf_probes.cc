@@ -118,7 +118,7 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
     for (const char* tp : {"tcp_sendmsg_locked", "sock_recv_length"}) {
       if (libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP) < 0) {
         probes->http_unavailable_ =
-            fmt::format("this kernel has no {} tracepoint (newer kernels have it)", tp);
+            fmt::format("this kernel has no {} tracepoint (newer kernels have it; 6.18 does)", tp);
         http = false;
         break;
       }

@@ -28,6 +28,20 @@ bool IsV4Mapped(const uint8_t a[16]) {
   return std::memcmp(a, kPrefix, sizeof(kPrefix)) == 0;
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The kernel side matched the first 8 bytes; this checks the whole (complete) first line.
+bool IsRequestOrStatusLine(std::string_view line) {
+  if (line.starts_with("HTTP/1.")) {
+    return line.size() >= 12 && IsDigit(line[7]) && line[8] == ' ' && IsDigit(line[9]) &&
+           IsDigit(line[10]) && IsDigit(line[11]) && (line.size() == 12 || line[12] == ' ');
+  }
+  const size_t sp = line.find(' ');
+  return sp != std::string_view::npos && line.size() >= sp + 11 &&  // a target of 1+ bytes
+         line.substr(line.size() - 9, 8) == " HTTP/1." && IsDigit(line.back()) &&
+         line.find(' ', sp + 1) == line.size() - 9;
+}
+
 }  // namespace
 
 HttpFields ParseHttpPrefix(std::string_view prefix) {
@@ -38,6 +52,8 @@ HttpFields ParseHttpPrefix(std::string_view prefix) {
   size_t eol = rest.find("\r\n");
   f.first_line = Kept(rest.substr(0, eol));
   if (eol == std::string_view::npos) return f;
+  f.valid = IsRequestOrStatusLine(rest.substr(0, eol));
+  if (!f.valid) return f;
   rest.remove_prefix(eol + 2);
   // Header lines; with a truncated block the last, cut line is skipped: its value may be
   // incomplete.
@@ -74,7 +90,9 @@ const HttpFields* HttpFieldStore::Find(uint64_t key) const {
   return k == key ? &fields : nullptr;
 }
 
-bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot) {
+bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot,
+                     bool* not_http) {
+  *not_http = false;
   // The fixed part is copied; the message's bytes are parsed where they lie.
   constexpr size_t kFixed = offsetof(cw_http, data);
   if (record.size() < sizeof(cw_http)) return false;
@@ -104,6 +122,10 @@ bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, Rec
   p.size = r.size;
   p.captured = r.captured;
   HttpFields fields = ParseHttpPrefix(data);
+  if (!fields.valid) {
+    *not_http = true;
+    return false;
+  }
   p.truncated = fields.truncated ? 1 : 0;
   p.detail = store.Put(std::move(fields));
   return slot->Assign({reinterpret_cast<const uint8_t*>(&p), sizeof(p)});

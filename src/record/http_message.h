@@ -22,6 +22,9 @@ struct HttpFields {
   std::string b3;
   std::string uber_trace_id;
   bool truncated = false;  // the header block did not end (CRLF CRLF) within the prefix
+  // False when the first line is complete but is neither "METHOD target HTTP/1.x" nor
+  // "HTTP/1.x NNN ...": bytes that only began like HTTP (the middle of a body).
+  bool valid = true;
 };
 
 // Parses the first bytes of a message. Header names match case-insensitively; values lose
@@ -46,7 +49,9 @@ class HttpFieldStore {
 
 // Turns a CW_HTTP record from the ring buffer into a CW_HTTP_PARSED slot, its fields into
 // `store`. An IPv4 peer on an IPv6 socket (::ffff:a.b.c.d) is written as IPv4, so both ends
-// of a connection show the same addresses. False when the record is malformed.
-bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot);
+// of a connection show the same addresses. False when the record is malformed or is not an
+// HTTP message after all (HttpFields::valid); `*not_http` tells which.
+bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot,
+                     bool* not_http);
 
 }  // namespace causeway::record

@@ -482,14 +482,18 @@ static __always_inline void http_record(const struct sock *sk, const char *buf, 
 }
 
 /* The user buffer the message's current chunk starts in, and its length (for vectored I/O,
- * the current iovec only). */
+ * the current iovec only: a new iovec may well be a new message, as when an event loop
+ * writes several queued responses with one writev). */
 static __always_inline const char *current_user_buffer(const struct msghdr *msg, __u64 *len) {
   __u8 type = BPF_CORE_READ(msg, msg_iter.iter_type);
   __u64 offset = BPF_CORE_READ(msg, msg_iter.iov_offset);
   __u64 count = BPF_CORE_READ(msg, msg_iter.count);
   if (type == bpf_core_enum_value(enum iter_type, ITER_UBUF)) {
+    /* One buffer: only its start can start a message; a later chunk of a long write is in
+     * the middle of one (its body may well contain "GET "). */
+    if (offset != 0) return 0;
     *len = count;
-    return (const char *)BPF_CORE_READ(msg, msg_iter.ubuf) + offset;
+    return (const char *)BPF_CORE_READ(msg, msg_iter.ubuf);
   }
   if (type == bpf_core_enum_value(enum iter_type, ITER_IOVEC)) {
     struct iovec v;
