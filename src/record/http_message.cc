@@ -20,7 +20,7 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-std::string Kept(std::string_view s) { return std::string(s.substr(0, kMaxFieldBytes)); }
+void Keep(std::string_view s, std::string* out) { out->assign(s.substr(0, kMaxFieldBytes)); }
 
 // An IPv4 address in IPv6 form (::ffff:a.b.c.d), as a dual-stack server's socket holds it.
 bool IsV4Mapped(const uint8_t a[16]) {
@@ -46,14 +46,25 @@ bool IsRequestOrStatusLine(std::string_view line) {
 
 HttpFields ParseHttpPrefix(std::string_view prefix) {
   HttpFields f;
+  ParseHttpPrefix(prefix, &f);
+  return f;
+}
+
+void ParseHttpPrefix(std::string_view prefix, HttpFields* out) {
+  HttpFields& f = *out;
+  f.first_line.clear();
+  f.traceparent.clear();
+  f.b3.clear();
+  f.uber_trace_id.clear();
+  f.valid = true;
   const size_t end = prefix.find("\r\n\r\n");
   f.truncated = end == std::string_view::npos;
   std::string_view rest = f.truncated ? prefix : prefix.substr(0, end + 2);
   size_t eol = rest.find("\r\n");
-  f.first_line = Kept(rest.substr(0, eol));
-  if (eol == std::string_view::npos) return f;
+  Keep(rest.substr(0, eol), &f.first_line);
+  if (eol == std::string_view::npos) return;
   f.valid = IsRequestOrStatusLine(rest.substr(0, eol));
-  if (!f.valid) return f;
+  if (!f.valid) return;
   rest.remove_prefix(eol + 2);
   // Header lines; with a truncated block the last, cut line is skipped: its value may be
   // incomplete.
@@ -67,20 +78,26 @@ HttpFields ParseHttpPrefix(std::string_view prefix) {
     const std::string_view name = line.substr(0, colon);
     const std::string_view value = Trim(line.substr(colon + 1));
     if (EqualsIgnoreCase(name, "traceparent")) {
-      f.traceparent = Kept(value);
+      Keep(value, &f.traceparent);
     } else if (EqualsIgnoreCase(name, "b3")) {
-      f.b3 = Kept(value);
+      Keep(value, &f.b3);
     } else if (EqualsIgnoreCase(name, "uber-trace-id")) {
-      f.uber_trace_id = Kept(value);
+      Keep(value, &f.uber_trace_id);
     }
   }
-  return f;
+}
+
+HttpFields& HttpFieldStore::Claim(uint64_t* key) {
+  if (ring_.empty()) ring_.resize(kCapacity);
+  *key = next_key_++;
+  auto& [k, fields] = ring_[*key % kCapacity];
+  k = *key;
+  return fields;
 }
 
 uint64_t HttpFieldStore::Put(HttpFields fields) {
-  if (ring_.empty()) ring_.resize(kCapacity);
-  const uint64_t key = next_key_++;
-  ring_[key % kCapacity] = {key, std::move(fields)};
+  uint64_t key = 0;
+  Claim(&key) = std::move(fields);
   return key;
 }
 
@@ -121,13 +138,16 @@ bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, Rec
   p.rport = r.rport;
   p.size = r.size;
   p.captured = r.captured;
-  HttpFields fields = ParseHttpPrefix(data);
+  uint64_t key = 0;
+  HttpFields& fields = store.Claim(&key);
+  ParseHttpPrefix(data, &fields);
   if (!fields.valid) {
+    store.Unclaim();
     *not_http = true;
     return false;
   }
+  p.detail = key;
   p.truncated = fields.truncated ? 1 : 0;
-  p.detail = store.Put(std::move(fields));
   return slot->Assign({reinterpret_cast<const uint8_t*>(&p), sizeof(p)});
 }
 

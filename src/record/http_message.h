@@ -28,8 +28,10 @@ struct HttpFields {
 };
 
 // Parses the first bytes of a message. Header names match case-insensitively; values lose
-// their surrounding blanks. Each kept text is cut at kMaxFieldBytes.
+// their surrounding blanks. Each kept text is cut at kMaxFieldBytes. The second form fills
+// `out` in place, reusing its strings' memory (no allocation per message once warm).
 HttpFields ParseHttpPrefix(std::string_view prefix);
+void ParseHttpPrefix(std::string_view prefix, HttpFields* out);
 inline constexpr size_t kMaxFieldBytes = 512;
 
 // The parsed fields of the last kCapacity messages, by the key that their CW_HTTP_PARSED
@@ -39,6 +41,10 @@ class HttpFieldStore {
  public:
   static constexpr size_t kCapacity = 1 << 16;
   uint64_t Put(HttpFields fields);
+  // The entry of the next key, to be filled in place (it held the fields of the key
+  // kCapacity older). Unclaim() gives the key back when the entry turned out unneeded.
+  HttpFields& Claim(uint64_t* key);
+  void Unclaim() { --next_key_; }
   // nullptr when the key's fields were overwritten by kCapacity newer messages.
   const HttpFields* Find(uint64_t key) const;
 
