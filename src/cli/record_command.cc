@@ -72,6 +72,7 @@ Runner RegisterRecord(CLI::App& app) {
     std::string snapshot_size = "64M";
     std::string trigger;
     std::string format = "text";
+    bool no_http = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("-o,--output", o->r.output_dir,
@@ -82,7 +83,7 @@ Runner RegisterRecord(CLI::App& app) {
                   "Ctrl-C / SIGTERM)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--syscalls", o->r.syscalls, "Also record every system call entry and exit");
-  cmd->add_flag("--no-http{false}", o->r.http,
+  cmd->add_flag("--no-http", o->no_http,
                 "Do not capture HTTP/1.x messages. By default every HTTP/1.x request and "
                 "response a thread reads from or writes to a TCP socket becomes an "
                 "http_message event (thread, socket addresses, request or status line, and "
@@ -106,6 +107,7 @@ Runner RegisterRecord(CLI::App& app) {
   cmd->prefix_command(false);
   return [o]() -> int {
     record::RecordOptions opts = o->r;
+    opts.http = !o->no_http;
     try {
       opts.ring_bytes = ParseSize(o->ring, "--buffer-size");
       opts.snapshot_bytes_per_cpu = ParseSize(o->snapshot_size, "--snapshot-size");
