@@ -194,7 +194,7 @@ Runner RegisterRecord(CLI::App& app) {
                       static_cast<unsigned long long>(sum->http_fields_lost));
         std::printf("\n");
       } else if (!sum->http_unavailable.empty()) {
-        std::printf("HTTP messages: not captured (%s)\n", sum->http_unavailable.c_str());
+        std::printf("HTTP messages: not captured: %s\n", sum->http_unavailable.c_str());
       }
       if (!sum->kernel_trace.empty()) std::printf("Kernel trace: %s\n", sum->kernel_trace.c_str());
       for (const std::string& s : sum->snapshots) std::printf("Snapshot: %s\n", s.c_str());
