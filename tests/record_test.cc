@@ -360,6 +360,76 @@ TEST(RecordTest, HttpExchangeBecomesHttpMessagesOnTheRightThreads) {
   EXPECT_NE(bt.out.find("first_line = \"HTTP/1.1 200 OK\""), std::string::npos);
 }
 
+// Node.js (libuv): the client writes the request with write(), the server reads it with
+// read() and answers a chunked response with one writev() (headers in the first buffer), all
+// on the one event-loop thread.
+constexpr char kNodeExchangeScript[] = R"(
+const http = require('http');
+const fs = require('fs');
+const server = http.createServer((req, res) => {
+  res.write('part one;');
+  res.end('part two');
+});
+server.listen(0, '127.0.0.1', () => {
+  const port = server.address().port;
+  const agent = new http.Agent({keepAlive: false});
+  http.get({host: '127.0.0.1', port, path: '/chunks', agent,
+            headers: {traceparent: process.argv[3]}}, (res) => {
+    res.resume();
+    res.on('end', () => {
+      fs.writeFileSync(process.argv[2], JSON.stringify({port, pid: process.pid}));
+      server.close();
+    });
+  });
+});
+)";
+
+TEST(RecordTest, NodeEventLoopReadsAndWritesHttpMessages) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  if (!testing::HaveProgram("node")) GTEST_SKIP() << "Skipped: node missing";
+  TempDir tmp;
+  const std::string traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+  std::ofstream(tmp.path() + "/exchange.js") << kNodeExchangeScript;
+  std::string err;
+  auto res = RunCli("record -o " + tmp.path() + "/rec --format json -- node " + tmp.path() +
+                        "/exchange.js " + tmp.path() + "/info.json " + traceparent,
+                    &err);
+  ASSERT_EQ(res.exit_code, 0) << err;
+  const nlohmann::json info =
+      nlohmann::json::parse(std::ifstream(tmp.path() + "/info.json"), nullptr, false);
+  ASSERT_FALSE(info.is_discarded()) << "the exchange script did not finish";
+  const int64_t port = info["port"], pid = info["pid"];
+  std::vector<nlohmann::json> mine;
+  for (const nlohmann::json& e : HttpMessages(tmp.path() + "/rec/kernel"))
+    if (e["fields"]["pid"] == pid) mine.push_back(e["fields"]);
+  ASSERT_EQ(mine.size(), 4u);
+  // In time order: request written, read; response written, read.
+  const int64_t sent_port = mine[0]["lport"];
+  const struct {
+    int direction;
+    const char* first_line;
+    int64_t lport;
+  } expected[] = {{1, "GET /chunks HTTP/1.1", sent_port},
+                  {0, "GET /chunks HTTP/1.1", port},
+                  {1, "HTTP/1.1 200 OK", port},
+                  {0, "HTTP/1.1 200 OK", sent_port}};
+  for (size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(mine[i].dump());
+    EXPECT_EQ(mine[i]["tid"], pid) << "Node's event loop is its main thread";
+    EXPECT_EQ(mine[i]["direction"], expected[i].direction);
+    EXPECT_EQ(mine[i]["first_line"], expected[i].first_line);
+    EXPECT_EQ(mine[i]["lport"], expected[i].lport);
+    EXPECT_EQ(mine[i]["rport"], i == 0 || i == 3 ? port : sent_port);
+    EXPECT_LE(mine[i]["captured"], mine[i]["size"]);
+  }
+  EXPECT_EQ(mine[0]["traceparent"], traceparent);
+  EXPECT_EQ(mine[1]["traceparent"], traceparent);
+  EXPECT_EQ(mine[0]["size"], mine[1]["size"]);
+  // writev: the headers' buffer is copied, the body's buffers are not.
+  EXPECT_LT(mine[2]["captured"], mine[2]["size"]);
+  EXPECT_GE(mine[3]["size"], mine[2]["size"]);
+}
+
 TEST(RecordTest, NoHttpRecordsNoHttpMessages) {
   SKIP_UNLESS_RECORDING_WORKS();
   for (const char* program : {"python3", "curl"})

@@ -72,6 +72,7 @@ Runner RegisterRecord(CLI::App& app) {
     std::string snapshot_size = "64M";
     std::string trigger;
     std::string format = "text";
+    bool no_http = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("-o,--output", o->r.output_dir,
@@ -82,7 +83,7 @@ Runner RegisterRecord(CLI::App& app) {
                   "Ctrl-C / SIGTERM)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--syscalls", o->r.syscalls, "Also record every system call entry and exit");
-  cmd->add_flag("--no-http{false}", o->r.http,
+  cmd->add_flag("--no-http", o->no_http,
                 "Do not capture HTTP/1.x messages. By default every HTTP/1.x request and "
                 "response a thread reads from or writes to a TCP socket becomes an "
                 "http_message event (thread, socket addresses, request or status line, and "
@@ -106,6 +107,7 @@ Runner RegisterRecord(CLI::App& app) {
   cmd->prefix_command(false);
   return [o]() -> int {
     record::RecordOptions opts = o->r;
+    opts.http = !o->no_http;
     try {
       opts.ring_bytes = ParseSize(o->ring, "--buffer-size");
       opts.snapshot_bytes_per_cpu = ParseSize(o->snapshot_size, "--snapshot-size");
@@ -166,7 +168,8 @@ Runner RegisterRecord(CLI::App& app) {
                             {"messages", sum->http_messages},
                             {"truncated", sum->http_truncated},
                             {"dropped", sum->http_dropped},
-                            {"fields_lost", sum->http_fields_lost}}},
+                            {"fields_lost", sum->http_fields_lost},
+                            {"not_http", sum->http_not_http}}},
                           {"seconds", sum->seconds},
                           {"stop_reason", sum->stop_reason},
                           {"probes", sum->probes}};
@@ -183,12 +186,15 @@ Runner RegisterRecord(CLI::App& app) {
                     static_cast<unsigned long long>(sum->http_messages),
                     static_cast<unsigned long long>(sum->http_truncated),
                     static_cast<unsigned long long>(sum->http_dropped));
+        if (sum->http_not_http)
+          std::printf(", %llu skipped (began like HTTP, but the first line was not)",
+                      static_cast<unsigned long long>(sum->http_not_http));
         if (sum->http_fields_lost)
           std::printf(", %llu without their lines (overwritten in memory)",
                       static_cast<unsigned long long>(sum->http_fields_lost));
         std::printf("\n");
       } else if (!sum->http_unavailable.empty()) {
-        std::printf("HTTP messages: not captured (%s)\n", sum->http_unavailable.c_str());
+        std::printf("HTTP messages: not captured: %s\n", sum->http_unavailable.c_str());
       }
       if (!sum->kernel_trace.empty()) std::printf("Kernel trace: %s\n", sum->kernel_trace.c_str());
       for (const std::string& s : sum->snapshots) std::printf("Snapshot: %s\n", s.c_str());

@@ -5,8 +5,10 @@
 
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <fmt/format.h>
 
@@ -57,6 +59,22 @@ Status Prerequisites() {
         "`sudo causeway record ...`");
   }
   return Status::Ok();
+}
+
+// The first of `names` that the kernel's BTF does not declare as a tracepoint ("" if none),
+// found without libbpf's warnings: a missing one is reported once, by the recorder.
+std::string MissingTracepoint(std::initializer_list<const char*> names) {
+  btf* vmlinux = btf__load_vmlinux_btf();
+  std::string missing;
+  for (const char* name : names) {
+    const std::string type = std::string("btf_trace_") + name;
+    if (!vmlinux || btf__find_by_name_kind(vmlinux, type.c_str(), BTF_KIND_TYPEDEF) < 0) {
+      missing = name;
+      break;
+    }
+  }
+  btf__free(vmlinux);
+  return missing;
 }
 
 bool IsHttpProgram(const BpfProbes::State& s, const bpf_program* prog) {
@@ -115,13 +133,11 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
 
   bool http = options.http;
   if (http) {
-    for (const char* tp : {"tcp_sendmsg_locked", "sock_recv_length"}) {
-      if (libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP) < 0) {
-        probes->http_unavailable_ =
-            fmt::format("this kernel has no {} tracepoint (newer kernels have it)", tp);
-        http = false;
-        break;
-      }
+    const std::string missing = MissingTracepoint({"tcp_sendmsg_locked", "sock_recv_length"});
+    if (!missing.empty()) {
+      probes->http_unavailable_ =
+          fmt::format("this kernel has no {} tracepoint (recent kernels have it)", missing);
+      http = false;
     }
   }
   Status loaded = Load(s, options, http);

@@ -1,6 +1,7 @@
 #include "record/http_message.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 namespace causeway::record {
@@ -19,7 +20,7 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-std::string Kept(std::string_view s) { return std::string(s.substr(0, kMaxFieldBytes)); }
+void Keep(std::string_view s, std::string* out) { out->assign(s.substr(0, kMaxFieldBytes)); }
 
 // An IPv4 address in IPv6 form (::ffff:a.b.c.d), as a dual-stack server's socket holds it.
 bool IsV4Mapped(const uint8_t a[16]) {
@@ -27,16 +28,43 @@ bool IsV4Mapped(const uint8_t a[16]) {
   return std::memcmp(a, kPrefix, sizeof(kPrefix)) == 0;
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The kernel side matched the first 8 bytes; this checks the whole (complete) first line.
+bool IsRequestOrStatusLine(std::string_view line) {
+  if (line.starts_with("HTTP/1.")) {
+    return line.size() >= 12 && IsDigit(line[7]) && line[8] == ' ' && IsDigit(line[9]) &&
+           IsDigit(line[10]) && IsDigit(line[11]) && (line.size() == 12 || line[12] == ' ');
+  }
+  const size_t sp = line.find(' ');
+  return sp != std::string_view::npos && line.size() >= sp + 11 &&  // a target of 1+ bytes
+         line.substr(line.size() - 9, 8) == " HTTP/1." && IsDigit(line.back()) &&
+         line.find(' ', sp + 1) == line.size() - 9;
+}
+
 }  // namespace
 
 HttpFields ParseHttpPrefix(std::string_view prefix) {
   HttpFields f;
+  ParseHttpPrefix(prefix, &f);
+  return f;
+}
+
+void ParseHttpPrefix(std::string_view prefix, HttpFields* out) {
+  HttpFields& f = *out;
+  f.first_line.clear();
+  f.traceparent.clear();
+  f.b3.clear();
+  f.uber_trace_id.clear();
+  f.valid = true;
   const size_t end = prefix.find("\r\n\r\n");
   f.truncated = end == std::string_view::npos;
   std::string_view rest = f.truncated ? prefix : prefix.substr(0, end + 2);
   size_t eol = rest.find("\r\n");
-  f.first_line = Kept(rest.substr(0, eol));
-  if (eol == std::string_view::npos) return f;
+  Keep(rest.substr(0, eol), &f.first_line);
+  if (eol == std::string_view::npos) return;
+  f.valid = IsRequestOrStatusLine(rest.substr(0, eol));
+  if (!f.valid) return;
   rest.remove_prefix(eol + 2);
   // Header lines; with a truncated block the last, cut line is skipped: its value may be
   // incomplete.
@@ -50,20 +78,26 @@ HttpFields ParseHttpPrefix(std::string_view prefix) {
     const std::string_view name = line.substr(0, colon);
     const std::string_view value = Trim(line.substr(colon + 1));
     if (EqualsIgnoreCase(name, "traceparent")) {
-      f.traceparent = Kept(value);
+      Keep(value, &f.traceparent);
     } else if (EqualsIgnoreCase(name, "b3")) {
-      f.b3 = Kept(value);
+      Keep(value, &f.b3);
     } else if (EqualsIgnoreCase(name, "uber-trace-id")) {
-      f.uber_trace_id = Kept(value);
+      Keep(value, &f.uber_trace_id);
     }
   }
-  return f;
+}
+
+HttpFields& HttpFieldStore::Claim(uint64_t* key) {
+  if (ring_.empty()) ring_.resize(kCapacity);
+  *key = next_key_++;
+  auto& [k, fields] = ring_[*key % kCapacity];
+  k = *key;
+  return fields;
 }
 
 uint64_t HttpFieldStore::Put(HttpFields fields) {
-  if (ring_.empty()) ring_.resize(kCapacity);
-  const uint64_t key = next_key_++;
-  ring_[key % kCapacity] = {key, std::move(fields)};
+  uint64_t key = 0;
+  Claim(&key) = std::move(fields);
   return key;
 }
 
@@ -73,11 +107,16 @@ const HttpFields* HttpFieldStore::Find(uint64_t key) const {
   return k == key ? &fields : nullptr;
 }
 
-bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot) {
+bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot,
+                     bool* not_http) {
+  *not_http = false;
+  // The fixed part is copied; the message's bytes are parsed where they lie.
+  constexpr size_t kFixed = offsetof(cw_http, data);
   if (record.size() < sizeof(cw_http)) return false;
   cw_http r;
-  std::memcpy(&r, record.data(), sizeof(r));
+  std::memcpy(&r, record.data(), kFixed);
   if (r.h.size < sizeof(cw_http) || r.captured > CW_HTTP_PREFIX) return false;
+  const std::string_view data(reinterpret_cast<const char*>(record.data()) + kFixed, r.captured);
   cw_http_parsed p{};
   p.h = r.h;
   p.h.type = CW_HTTP_PARSED;
@@ -99,9 +138,16 @@ bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, Rec
   p.rport = r.rport;
   p.size = r.size;
   p.captured = r.captured;
-  HttpFields fields = ParseHttpPrefix(std::string_view(r.data, r.captured));
+  uint64_t key = 0;
+  HttpFields& fields = store.Claim(&key);
+  ParseHttpPrefix(data, &fields);
+  if (!fields.valid) {
+    store.Unclaim();
+    *not_http = true;
+    return false;
+  }
+  p.detail = key;
   p.truncated = fields.truncated ? 1 : 0;
-  p.detail = store.Put(std::move(fields));
   return slot->Assign({reinterpret_cast<const uint8_t*>(&p), sizeof(p)});
 }
 

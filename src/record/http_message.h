@@ -22,11 +22,16 @@ struct HttpFields {
   std::string b3;
   std::string uber_trace_id;
   bool truncated = false;  // the header block did not end (CRLF CRLF) within the prefix
+  // False when the first line is complete but is neither "METHOD target HTTP/1.x" nor
+  // "HTTP/1.x NNN ...": bytes that only began like HTTP (the middle of a body).
+  bool valid = true;
 };
 
 // Parses the first bytes of a message. Header names match case-insensitively; values lose
-// their surrounding blanks. Each kept text is cut at kMaxFieldBytes.
+// their surrounding blanks. Each kept text is cut at kMaxFieldBytes. The second form fills
+// `out` in place, reusing its strings' memory (no allocation per message once warm).
 HttpFields ParseHttpPrefix(std::string_view prefix);
+void ParseHttpPrefix(std::string_view prefix, HttpFields* out);
 inline constexpr size_t kMaxFieldBytes = 512;
 
 // The parsed fields of the last kCapacity messages, by the key that their CW_HTTP_PARSED
@@ -36,6 +41,10 @@ class HttpFieldStore {
  public:
   static constexpr size_t kCapacity = 1 << 16;
   uint64_t Put(HttpFields fields);
+  // The entry of the next key, to be filled in place (it held the fields of the key
+  // kCapacity older). Unclaim() gives the key back when the entry turned out unneeded.
+  HttpFields& Claim(uint64_t* key);
+  void Unclaim() { --next_key_; }
   // nullptr when the key's fields were overwritten by kCapacity newer messages.
   const HttpFields* Find(uint64_t key) const;
 
@@ -46,7 +55,9 @@ class HttpFieldStore {
 
 // Turns a CW_HTTP record from the ring buffer into a CW_HTTP_PARSED slot, its fields into
 // `store`. An IPv4 peer on an IPv6 socket (::ffff:a.b.c.d) is written as IPv4, so both ends
-// of a connection show the same addresses. False when the record is malformed.
-bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot);
+// of a connection show the same addresses. False when the record is malformed or is not an
+// HTTP message after all (HttpFields::valid); `*not_http` tells which.
+bool ParseHttpRecord(std::span<const uint8_t> record, HttpFieldStore& store, RecordSlot* slot,
+                     bool* not_http);
 
 }  // namespace causeway::record

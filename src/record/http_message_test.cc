@@ -20,6 +20,17 @@ TEST(HttpMessageTest, KeepsTheFirstLineAndTheTraceContextHeadersOnly) {
   EXPECT_FALSE(f.truncated);
 }
 
+TEST(HttpMessageTest, OnlyRequestAndStatusLinesAreMessages) {
+  for (const char* line : {"GET / HTTP/1.1", "OPTIONS * HTTP/1.0", "HTTP/1.1 200 OK",
+                           "HTTP/1.0 404", "CONNECT example.com:443 HTTP/1.1"})
+    EXPECT_TRUE(ParseHttpPrefix(std::string(line) + "\r\n\r\n").valid) << line;
+  for (const char* line : {"HTTP/1.1", "HTTP/1.1 2000 OK", "GET /a b HTTP/1.1", "GET / HTTP/2",
+                           "POST the form", "GET  HTTP/1.1"})
+    EXPECT_FALSE(ParseHttpPrefix(std::string(line) + "\r\n\r\n").valid) << line;
+  // A first line cut by the prefix cannot be checked: kept, truncated.
+  EXPECT_TRUE(ParseHttpPrefix("GET /a-very-long-pa").valid);
+}
+
 TEST(HttpMessageTest, AHeaderBlockCutByThePrefixIsTruncated) {
   // The cut header line is not trusted: its value may be incomplete.
   HttpFields f = ParseHttpPrefix("HTTP/1.1 200 OK\r\nContent-Length: 5\r\ntraceparent: 00-4bf9");
@@ -55,7 +66,10 @@ TEST(HttpMessageTest, RecordBecomesAParsedSlotWithIpv4MappedAddressesAsIpv4) {
   r.size = 4096;
   HttpFieldStore store;
   RecordSlot slot;
-  ASSERT_TRUE(ParseHttpRecord({reinterpret_cast<const uint8_t*>(&r), sizeof(r)}, store, &slot));
+  bool not_http = true;
+  ASSERT_TRUE(
+      ParseHttpRecord({reinterpret_cast<const uint8_t*>(&r), sizeof(r)}, store, &slot, &not_http));
+  EXPECT_FALSE(not_http);
   EXPECT_EQ(slot.type, CW_HTTP_PARSED);
   EXPECT_EQ(slot.ts, 42u);
   const auto& p = slot.As<cw_http_parsed>();
@@ -71,7 +85,16 @@ TEST(HttpMessageTest, RecordBecomesAParsedSlotWithIpv4MappedAddressesAsIpv4) {
   EXPECT_EQ(f->traceparent, "00-ab-cd-01");
   // A record claiming more captured bytes than it can hold is malformed.
   r.captured = CW_HTTP_PREFIX + 1;
-  EXPECT_FALSE(ParseHttpRecord({reinterpret_cast<const uint8_t*>(&r), sizeof(r)}, store, &slot));
+  EXPECT_FALSE(
+      ParseHttpRecord({reinterpret_cast<const uint8_t*>(&r), sizeof(r)}, store, &slot, &not_http));
+  EXPECT_FALSE(not_http);
+  // Bytes that only began like HTTP (the middle of a body) are not a message.
+  const char body[] = "HTTP/1.1\r\nGET /x HTTP/1.1\r\n";
+  std::memcpy(r.data, body, sizeof(body) - 1);
+  r.captured = sizeof(body) - 1;
+  EXPECT_FALSE(
+      ParseHttpRecord({reinterpret_cast<const uint8_t*>(&r), sizeof(r)}, store, &slot, &not_http));
+  EXPECT_TRUE(not_http);
 }
 
 TEST(HttpMessageTest, StoreForgetsFieldsOverwrittenByNewerMessages) {

@@ -107,6 +107,7 @@ class Session {
   SnapshotRing ring_;
   std::vector<uint64_t> lost_seen_;
   HttpFieldStore http_fields_;
+  uint64_t not_http_ = 0;  // bytes that began like HTTP but were not (HttpFields::valid)
   uint64_t unknown_ = 0;
   Status error_;
   // Snapshot requests wait until the window has passed the moment they were made, so the
@@ -123,14 +124,17 @@ void Session::Drain(int timeout_ms) {
     RecordSlot slot;
     cw_header h;
     if (rec.size() >= sizeof(h)) std::memcpy(&h, rec.data(), sizeof(h));
+    bool not_http = false;
     const bool ok = rec.size() >= sizeof(h) && h.type == CW_HTTP
-                        ? ParseHttpRecord(rec, http_fields_, &slot)
+                        ? ParseHttpRecord(rec, http_fields_, &slot, &not_http)
                         : slot.Assign(rec);
-    if (!ok) {
+    if (not_http) {
+      ++not_http_;
+    } else if (!ok) {
       ++unknown_;
-      return;
+    } else {
+      window_.Add(slot);
     }
-    window_.Add(slot);
   });
   if (!st.ok() && error_.ok()) error_ = st.status();
 }
@@ -320,6 +324,7 @@ Status Session::Run(RecordSummary* sum) {
     sum->lost = std::max(sum->lost, lost);
   }
   sum->unknown += unknown_;
+  sum->http_not_http = not_http_;
   if (auto dropped = probes_->HttpDropped(); dropped.ok()) sum->http_dropped = *dropped;
   sum->overwritten = ring_.overwritten();
   sum->snapshots = snapshots_;

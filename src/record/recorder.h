@@ -44,6 +44,7 @@ struct RecordSummary {
   uint64_t http_truncated = 0;    // of them, with a header block longer than the copied prefix
   uint64_t http_dropped = 0;      // not taken by the ring buffer (included in `lost`)
   uint64_t http_fields_lost = 0;  // snapshot mode: lines overwritten before being written
+  uint64_t http_not_http = 0;     // began like HTTP, but the first line was not (not written)
   std::vector<std::string> probes;
   double seconds = 0;
   int command_exit = -1;  // -1: no command

@@ -378,7 +378,12 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
  * Not used: fentry/fexit on tcp_sendmsg/tcp_recvmsg (BPF trampolines are refused here with
  * EPERM), per-syscall tracepoints (need tracefs, not mounted here), raw sys_enter/sys_exit
  * (run for every system call of every process, and must resolve each read's descriptor),
- * kprobes (not built into this kernel). */
+ * kprobes (not built into this kernel).
+ *
+ * Kernel memory is read with plain loads through the typed (BTF) pointers the tracepoints
+ * give, not with BPF_CORE_READ's helper calls: these programs run on every TCP send and
+ * receive, and a helper call costs tens of nanoseconds here. Only user memory needs
+ * bpf_probe_read_user. */
 
 /* HTTP records that the ring buffer could not take (also counted in `lost`). */
 struct {
@@ -402,9 +407,9 @@ struct {
 #define CW_NR_RECVMSG 47
 
 static __always_inline int is_tcp(const struct sock *sk) {
-  __u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+  __u16 family = sk->__sk_common.skc_family;
   if (family != CW_AF_INET && family != CW_AF_INET6) return 0;
-  return BPF_CORE_READ(sk, sk_protocol) == CW_IPPROTO_TCP;
+  return sk->sk_protocol == CW_IPPROTO_TCP;
 }
 
 /* The sniffed bytes as one little-endian word, and a word made of the first `n` bytes of a
@@ -461,19 +466,24 @@ static __always_inline void http_record(const struct sock *sk, const char *buf, 
   r->size = moved;
   __builtin_memset(r->laddr, 0, sizeof(r->laddr));
   __builtin_memset(r->raddr, 0, sizeof(r->raddr));
-  if (BPF_CORE_READ(sk, __sk_common.skc_family) == CW_AF_INET) {
+  const struct sock_common *c = &sk->__sk_common;
+  if (c->skc_family == CW_AF_INET) {
     r->family = 4;
-    __u32 local = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
-    __u32 remote = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+    __u32 local = c->skc_rcv_saddr, remote = c->skc_daddr;
     __builtin_memcpy(r->laddr, &local, 4);
     __builtin_memcpy(r->raddr, &remote, 4);
   } else {
     r->family = 6;
-    BPF_CORE_READ_INTO(&r->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
-    BPF_CORE_READ_INTO(&r->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      __u32 local = c->skc_v6_rcv_saddr.in6_u.u6_addr32[i];
+      __u32 remote = c->skc_v6_daddr.in6_u.u6_addr32[i];
+      __builtin_memcpy(r->laddr + 4 * i, &local, 4);
+      __builtin_memcpy(r->raddr + 4 * i, &remote, 4);
+    }
   }
-  r->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
-  r->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+  r->lport = c->skc_num;
+  r->rport = bpf_ntohs(c->skc_dport);
   __u64 n = avail < moved ? avail : moved;
   if (n > CW_HTTP_PREFIX) n = CW_HTTP_PREFIX;
   if (bpf_probe_read_user(r->data, n, buf) < 0) n = 0;
@@ -482,22 +492,27 @@ static __always_inline void http_record(const struct sock *sk, const char *buf, 
 }
 
 /* The user buffer the message's current chunk starts in, and its length (for vectored I/O,
- * the current iovec only). */
+ * the current iovec only: a new iovec may well be a new message, as when an event loop
+ * writes several queued responses with one writev). */
 static __always_inline const char *current_user_buffer(const struct msghdr *msg, __u64 *len) {
-  __u8 type = BPF_CORE_READ(msg, msg_iter.iter_type);
-  __u64 offset = BPF_CORE_READ(msg, msg_iter.iov_offset);
-  __u64 count = BPF_CORE_READ(msg, msg_iter.count);
+  const struct iov_iter *it = &msg->msg_iter;
+  __u8 type = it->iter_type;
+  __u64 offset = it->iov_offset;
+  __u64 count = it->count;
   if (type == bpf_core_enum_value(enum iter_type, ITER_UBUF)) {
+    /* One buffer: only its start can start a message; a later chunk of a long write is in
+     * the middle of one (its body may well contain "GET "). */
+    if (offset != 0) return 0;
     *len = count;
-    return (const char *)BPF_CORE_READ(msg, msg_iter.ubuf) + offset;
+    return (const char *)it->ubuf;
   }
   if (type == bpf_core_enum_value(enum iter_type, ITER_IOVEC)) {
-    struct iovec v;
-    if (bpf_probe_read_kernel(&v, sizeof(v), BPF_CORE_READ(msg, msg_iter.__iov)) < 0) return 0;
-    if (v.iov_len <= offset) return 0;
-    __u64 n = v.iov_len - offset;
+    const struct iovec *v = it->__iov;
+    __u64 iov_len = v->iov_len;
+    if (iov_len <= offset) return 0;
+    __u64 n = iov_len - offset;
     *len = n < count ? n : count;
-    return (const char *)v.iov_base + offset;
+    return (const char *)v->iov_base + offset;
   }
   return 0; /* kernel memory (sendfile, kTLS, ...): not a message a thread wrote */
 }
@@ -508,15 +523,15 @@ int BPF_PROG(on_tcp_sendmsg_locked, const struct sock *sk, const struct msghdr *
   if (!is_tcp(sk)) return 0;
   __u64 len = 0;
   const char *buf = current_user_buffer(msg, &len);
-  if (buf) http_record(sk, buf, len, BPF_CORE_READ(msg, msg_iter.count), CW_HTTP_SENT);
+  if (buf) http_record(sk, buf, len, msg->msg_iter.count, CW_HTTP_SENT);
   return 0;
 }
 
 /* The first user buffer the current receive syscall filled, from its saved arguments. */
 static __always_inline const char *receive_buffer(__u64 *len) {
   struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
-  long nr = BPF_CORE_READ(regs, orig_ax);
-  unsigned long arg2 = BPF_CORE_READ(regs, si), arg3 = BPF_CORE_READ(regs, dx);
+  long nr = regs->orig_ax;
+  unsigned long arg2 = regs->si, arg3 = regs->dx;
   struct iovec v;
   switch (nr) {
     case CW_NR_READ:
