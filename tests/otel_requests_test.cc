@@ -55,7 +55,8 @@ TEST(OtelRecordedTest, TheHttpMessagesAreInTheKernelTrace) {
   TempDir tmp;
   const std::string dir = Unpack(tmp);
   std::string err;
-  const auto r = testing::RunCli("events " + dir + "/kernel --name http_message --format jsonl", &err);
+  const auto r =
+      testing::RunCli("events " + dir + "/kernel --name http_message --format jsonl", &err);
   ASSERT_EQ(r.exit_code, 0) << err;
   size_t requests_with_context = 0, lines = 0;
   for (size_t at = 0; at < r.out.size();) {

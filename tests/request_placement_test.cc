@@ -12,6 +12,7 @@
 #include "requests/request_analysis.h"
 #include "requests/span_placement.h"
 #include "support/kernel_scenario.h"
+#include "support/request_pieces.h"
 
 namespace causeway {
 namespace {
@@ -20,6 +21,7 @@ using kernel::HttpMessage;
 using requests::Cause;
 using requests::ThreadSource;
 using testing::KernelScenario;
+using testing::Pieces;
 
 spans::SpanNames& Names() {
   static spans::SpanNames names;  // the test spans' names, for the whole program
@@ -71,20 +73,6 @@ HttpMessage Message(int64_t ts, int32_t tid, bool sent, uint16_t lport, uint16_t
   m.first_line = line;
   m.traceparent = traceparent;
   return m;
-}
-
-// "tid@start-end cause[(request)]" per piece.
-std::string Pieces(const KernelScenario& k, const requests::RequestAnalysis& a, size_t r) {
-  std::string out;
-  for (const auto& p : a.requests[r].path) {
-    if (!out.empty()) out += " | ";
-    out += (p.worker == graph::kNoWorker ? std::string("?")
-                                         : std::to_string(k.graph().worker(p.worker).tid)) +
-           "@" + std::to_string(p.start) + "-" + std::to_string(p.end) + " " +
-           std::string(requests::CauseName(p.cause));
-    if (p.other_request >= 0) out += "(" + std::to_string(p.other_request) + ")";
-  }
-  return out;
 }
 
 // A frontend event loop (tid 10) serves requests A and B at once; each calls a backend

@@ -10,12 +10,14 @@
 #include "report/request_diagnosis.h"
 #include "requests/request_analysis.h"
 #include "support/kernel_scenario.h"
+#include "support/request_pieces.h"
 
 namespace causeway {
 namespace {
 
 using requests::Cause;
 using testing::KernelScenario;
+using testing::Pieces;
 
 // A root span of its own trace (trace id = `trace`), on thread `tid`.
 spans::Span Root(uint64_t trace, uint64_t id, int32_t tid, int64_t start, int64_t end,
@@ -45,20 +47,6 @@ spans::SpanSet Set(std::vector<spans::Span> v) {
     set.spans.push_back(std::move(s));
   }
   return set;
-}
-
-// "tid@start-end cause[(request)]" per piece.
-std::string Pieces(const KernelScenario& k, const requests::RequestAnalysis& a, size_t r) {
-  std::string out;
-  for (const auto& p : a.requests[r].path) {
-    if (!out.empty()) out += " | ";
-    out += (p.worker == graph::kNoWorker ? std::string("?")
-                                         : std::to_string(k.graph().worker(p.worker).tid)) +
-           "@" + std::to_string(p.start) + "-" + std::to_string(p.end) + " " +
-           std::string(requests::CauseName(p.cause));
-    if (p.other_request >= 0) out += "(" + std::to_string(p.other_request) + ")";
-  }
-  return out;
 }
 
 // Every scenario is also analysed without keeping the paths (the listings): the same

@@ -226,23 +226,13 @@ class CtfWriter {
     // Copies at most 16 bytes, pads with NULs.
     EventBuilder& Chars16(std::string_view v) {
       if (!Expect(FieldKind::kCharArray16)) return *this;
-      uint8_t tmp[16] = {};
-      if (!v.empty()) std::memcpy(tmp, v.data(), v.size() < 16 ? v.size() : 16);
-      std::memcpy(cur_, tmp, 16);
-      cur_ += 16;
-      ++idx_;
-      return *this;
+      return Put16(v.data(), v.size());
     }
 
     // Copies at most 16 bytes, NULs included, and pads with NULs.
     EventBuilder& Bytes16(std::span<const uint8_t> v) {
       if (!Expect(FieldKind::kBytes16)) return *this;
-      uint8_t tmp[16] = {};
-      if (!v.empty()) std::memcpy(tmp, v.data(), v.size() < 16 ? v.size() : 16);
-      std::memcpy(cur_, tmp, 16);
-      cur_ += 16;
-      ++idx_;
-      return *this;
+      return Put16(v.data(), v.size());
     }
 
     // Commits the event (no-op when already finished or when Begin failed).
@@ -271,6 +261,15 @@ class CtfWriter {
         return true;
       Mismatch(k);
       return false;
+    }
+    // 16 bytes: at most `size` of `data`, then NULs.
+    EventBuilder& Put16(const void* data, size_t size) {
+      uint8_t tmp[16] = {};
+      if (size) std::memcpy(tmp, data, size < 16 ? size : 16);
+      std::memcpy(cur_, tmp, 16);
+      cur_ += 16;
+      ++idx_;
+      return *this;
     }
     template <FieldKind K, typename T>
     [[gnu::always_inline]] EventBuilder& Put(T v) {

@@ -1,0 +1,25 @@
+// A request's labelled path as one line, for the request scenario tests:
+// "tid@start-end cause[(request)]" per piece, " | " between them.
+#pragma once
+
+#include <string>
+
+#include "requests/request_analysis.h"
+#include "support/kernel_scenario.h"
+
+namespace causeway::testing {
+
+inline std::string Pieces(const KernelScenario& k, const requests::RequestAnalysis& a, size_t r) {
+  std::string out;
+  for (const auto& p : a.requests[r].path) {
+    if (!out.empty()) out += " | ";
+    out += (p.worker == graph::kNoWorker ? std::string("?")
+                                         : std::to_string(k.graph().worker(p.worker).tid)) +
+           "@" + std::to_string(p.start) + "-" + std::to_string(p.end) + " " +
+           std::string(requests::CauseName(p.cause));
+    if (p.other_request >= 0) out += "(" + std::to_string(p.other_request) + ")";
+  }
+  return out;
+}
+
+}  // namespace causeway::testing
