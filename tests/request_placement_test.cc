@@ -2,6 +2,7 @@
 // kernel saw (requests/span_placement.h), and event loops that work, between two socket
 // messages, for the request of the last one (requests/README.md): small kernel scenarios
 // with the messages written by hand.
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -285,6 +286,33 @@ TEST(SpanPlacement, ARequestWithoutContextIsTiedByItsConnectionsPortsNearestInTi
   EXPECT_EQ(set.spans[0].end_ns, 551);
   EXPECT_EQ(set.spans[1].start_ns, 100);
   EXPECT_EQ(set.spans[1].end_ns, 151);
+}
+
+TEST(SpanPlacement, AbsurdSpanTimesFromAFileAreTakenWithoutOverflow) {
+  KernelScenario k(R"(
+    0 cpu0 statedump 10 svc 5 pid 10
+    0 cpu0 switch 0 -> 10
+    end 1000
+  )");
+  // A damaged or hostile file: a span at the far end of int64's range, and an internal
+  // child moved by the process's offset from there.
+  spans::Span root =
+      MakeSpan(0xA, 1, 0, spans::SpanKind::kServer, 10, INT64_MIN, INT64_MIN + 5, "svc");
+  root.peer_port = 5001;
+  spans::Span child =
+      MakeSpan(0xA, 2, 1, spans::SpanKind::kInternal, 10, INT64_MAX - 5, INT64_MAX, "svc");
+  spans::SpanSet set = Set({root, child});
+  const std::vector<HttpMessage> messages = {
+      Message(100, 10, false, 80, 5001, "GET /x HTTP/1.1"),
+      Message(151, 10, true, 80, 5001, "HTTP/1.1 200 OK"),
+  };
+  const requests::SpanPlacement p = requests::PlaceSpans(k.graph(), 0, messages, &set);
+  EXPECT_EQ(set.spans[0].start_ns, 100);
+  EXPECT_EQ(set.spans[0].end_ns, 151);
+  EXPECT_EQ(set.spans[1].placed_by, static_cast<uint8_t>(ThreadSource::kAncestor));
+  EXPECT_EQ(set.spans[1].end_ns, INT64_MAX);  // clamped, not wrapped
+  EXPECT_LE(set.spans[1].start_ns, set.spans[1].end_ns);
+  EXPECT_EQ(p.spans_by_source[static_cast<int>(ThreadSource::kHttpMessage)], 1u);
 }
 
 }  // namespace

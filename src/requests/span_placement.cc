@@ -39,6 +39,18 @@ struct ContextKey {
   }
 };
 
+// a - b and a + b, clamped to int64's range: span times come from files and may be absurd.
+int64_t SaturatingSub(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 int64_t Median(std::vector<int64_t> v) {
   std::nth_element(v.begin(), v.begin() + static_cast<ptrdiff_t>(v.size() / 2), v.end());
   return v[v.size() / 2];
@@ -143,8 +155,9 @@ class Placer {
       const Exchange& e = exchanges_[ei];
       const HttpMessage& m = messages_[e.request];
       if (e.claimed || (s.host_port != 0 && m.lport != s.host_port)) continue;
-      const int64_t gap = std::abs(m.ts - s.start_ns);
-      if (gap < best_gap) {
+      const int64_t diff = SaturatingSub(m.ts, s.start_ns);
+      const int64_t gap = diff == INT64_MIN ? INT64_MAX : std::abs(diff);
+      if (!best || gap < best_gap) {
         best_gap = gap;
         best = ei;
       }
@@ -175,7 +188,11 @@ class Placer {
         NameAfterRequestLine(m, &s);
         anchored_[i] = 1;
         exchange_of_span_.emplace(i, *ei);
-        offsets_[m.pid].push_back(m.ts - s.start_ns);
+        // A server span starts when its request is read; a client span some time before
+        // its request is written (connecting, queueing): the servers' offsets are the
+        // process's when it has both.
+        (e.server ? server_offsets_ : client_offsets_)[m.pid].push_back(
+            SaturatingSub(m.ts, s.start_ns));
         return;
       }
     }
@@ -220,14 +237,17 @@ class Placer {
   // by the process's median offset.
   void CorrectTimes() {
     std::map<int32_t, int64_t> offset;
-    for (auto& [pid, diffs] : offsets_) offset[pid] = Median(diffs);
+    for (auto& [pid, diffs] : client_offsets_) offset[pid] = Median(diffs);
+    for (auto& [pid, diffs] : server_offsets_) offset[pid] = Median(diffs);
     out_.processes_corrected = offset.size();
     for (size_t i = 0; i < set_.spans.size(); ++i) {
       spans::Span& s = set_.spans[i];
       if (s.synced) continue;
       auto off = offset.find(s.pid);
-      const int64_t moved_start = off != offset.end() ? s.start_ns + off->second : s.start_ns;
-      const int64_t moved_end = off != offset.end() ? s.end_ns + off->second : s.end_ns;
+      const int64_t moved_start =
+          off != offset.end() ? SaturatingAdd(s.start_ns, off->second) : s.start_ns;
+      const int64_t moved_end =
+          off != offset.end() ? SaturatingAdd(s.end_ns, off->second) : s.end_ns;
       if (!anchored_[i]) {
         s.start_ns = moved_start;
         s.end_ns = moved_end;
@@ -321,7 +341,8 @@ class Placer {
   std::vector<Exchange> exchanges_;
   std::map<ContextKey, size_t> client_by_context_, server_by_context_;
   std::map<std::pair<int32_t, uint16_t>, std::vector<size_t>> server_by_ports_;  // (pid, peer port)
-  std::map<int32_t, std::vector<int64_t>> offsets_;  // per process: kernel - file start
+  // Per process: kernel - file start of its anchored server and client spans.
+  std::map<int32_t, std::vector<int64_t>> server_offsets_, client_offsets_;
   std::vector<uint8_t> anchored_;
   std::unordered_map<size_t, size_t> exchange_of_span_;
   SpanPlacement out_;

@@ -14,8 +14,8 @@
 //      ignored and counted;
 //   4. the thread of its nearest placed ancestor in the same process.
 // Span times from files (rounded to milliseconds, or on another clock) are moved, per
-// process, by the median difference between the anchored spans' kernel times and their
-// file times.
+// process, by the median difference between its anchored server spans' kernel times and
+// their file times (its client spans', when it serves none).
 #pragma once
 
 #include <cstdint>
