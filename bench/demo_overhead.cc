@@ -3,7 +3,8 @@
 //   B   spans only            causeway-demo run (OTLP JSON spans)
 //   C-1 spans + kernel, snapshot mode   causeway record --snapshot -- causeway-demo run
 //   C-2 spans + kernel to disk          causeway record -- causeway-demo run
-// The four configurations run interleaved, RUNS times each; the table gives the medians of
+//   C-3 C-2 without the HTTP capture    causeway record --no-http -- causeway-demo run
+// The five configurations run interleaved, RUNS times each; the table gives the medians of
 // mean latency, p99 latency and throughput, and C-1, C-2 relative to B.
 //
 // With --suite pivot, Pivot Tracing's cost instead (seed 001 Table 3's setup), against a real
@@ -184,6 +185,10 @@ int main(int argc, char** argv) {
          {}},
         {"C-2 spans + kernel to disk",
          causeway + " record -o " + tmp + "/rec --format json -- " + demo + load,
+         {}},
+        // The recorder's HTTP capture (on in C-1 and C-2) alone: C-2 against C-3.
+        {"C-3 C-2 without HTTP capture",
+         causeway + " record --no-http -o " + tmp + "/rec --format json -- " + demo + load,
          {}},
     };
   }
