@@ -159,6 +159,8 @@ nlohmann::json SpansBySourceJson(const requests::RequestAnalysis& a) {
   return j;
 }
 
+}  // namespace
+
 // How the spans got their threads, and why some have none: only when there is more to say
 // than the line before (HTTP messages seen, thread ids ignored, spans without a thread).
 std::string SpanPlacementText(const requests::RequestAnalysis& a) {
@@ -194,8 +196,6 @@ std::string SpanPlacementText(const requests::RequestAnalysis& a) {
         a.threads_by_messages);
   return out;
 }
-
-}  // namespace
 
 std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                          const requests::RequestAnalysis& a, long limit) {

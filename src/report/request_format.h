@@ -15,6 +15,10 @@
 namespace causeway::report {
 
 // Slowest first, at most `limit` rows (< 0: all).
+// How the spans got their threads and why some have none, in words (empty when there is
+// nothing to say beyond the counts of RequestsText's summary line).
+std::string SpanPlacementText(const requests::RequestAnalysis& a);
+
 std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                          const requests::RequestAnalysis& a, long limit);
 // The JSON document of docs/cli.md, written as it is built: one request per line, so that

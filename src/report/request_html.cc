@@ -4,6 +4,7 @@
 
 #include "report/critpath_format.h"
 #include "report/request_diagnosis.h"
+#include "report/request_format.h"
 
 namespace causeway::report {
 namespace {
@@ -43,6 +44,9 @@ document.getElementById("sub").textContent = D.requests.length + " requests, " +
   " spans; slowest " + (D.requests.length ? ms(Math.max(...D.requests.map(r => r.latency))) : "-") +
   (D.kernel_discarded ? "; " + D.kernel_discarded + " kernel events discarded by the tracer (UNKNOWN)" : "") +
   (D.sync_discarded ? "; " + D.sync_discarded + " user-space events discarded by the tracer" : "");
+if (D.placement) { const p = document.createElement("div"); p.className = "sub";
+  p.style.whiteSpace = "pre-line"; p.textContent = D.placement;
+  document.getElementById("sub").after(p); }
 const legend = document.getElementById("legend");
 for (const c of D.causes) { const s = document.createElement("span");
   s.innerHTML = '<i style="background:' + COLORS[c] + '"></i>' + c.replace(/_/g, " "); legend.appendChild(s); }
@@ -148,7 +152,8 @@ std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s
                          {"requests", reqs},
                          {"spans", a.spans},
                          {"kernel_discarded", a.kernel_events_discarded},
-                         {"sync_discarded", a.sync_events_discarded}};
+                         {"sync_discarded", a.sync_events_discarded},
+                         {"placement", SpanPlacementText(a)}};
   std::string json = data.dump();
   // Inside <script>: "</" would end the element early.
   ReplaceAll(json, "</", "<\\/");
