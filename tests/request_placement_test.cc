@@ -23,6 +23,7 @@ using requests::Cause;
 using requests::ThreadSource;
 using testing::KernelScenario;
 using testing::Pieces;
+using testing::Set;
 
 spans::SpanNames& Names() {
   static spans::SpanNames names;  // the test spans' names, for the whole program
@@ -42,15 +43,6 @@ spans::Span MakeSpan(uint64_t trace, uint64_t id, uint64_t parent, spans::SpanKi
   s.service = Names().Intern(service);
   s.operation = Names().Intern("GET");
   return s;
-}
-
-spans::SpanSet Set(std::vector<spans::Span> v) {
-  spans::SpanSet set;
-  for (auto& s : v) {
-    set.by_id[s.span_id] = set.spans.size();
-    set.spans.push_back(std::move(s));
-  }
-  return set;
 }
 
 std::string Traceparent(uint64_t trace, uint64_t span) {

@@ -18,6 +18,7 @@ namespace {
 using requests::Cause;
 using testing::KernelScenario;
 using testing::Pieces;
+using testing::Set;
 
 // A root span of its own trace (trace id = `trace`), on thread `tid`.
 spans::Span Root(uint64_t trace, uint64_t id, int32_t tid, int64_t start, int64_t end,
@@ -38,15 +39,6 @@ spans::Span Child(const spans::Span& parent, uint64_t id, int32_t tid, int64_t s
   spans::Span s = Root(parent.trace.low, id, tid, start, end, "child");
   s.parent_span_id = parent.span_id;
   return s;
-}
-
-spans::SpanSet Set(std::vector<spans::Span> v) {
-  spans::SpanSet set;
-  for (auto& s : v) {
-    set.by_id[s.span_id] = set.spans.size();
-    set.spans.push_back(std::move(s));
-  }
-  return set;
 }
 
 // Every scenario is also analysed without keeping the paths (the listings): the same
