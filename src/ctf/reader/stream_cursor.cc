@@ -558,7 +558,7 @@ uint32_t StreamCursor::NextStaticRun(EventRecord* out, uint32_t max) {
   // Only after an event decoded in this packet, as Finish left it: the last timestamp is
   // the clock value plus the offset (nothing clamped; see StaticRunLoop).
   if (pos_ >= fast_end_ || !static_runs_ || content_end_ < 64 ||
-      last_ts_ != clock_ + clock_offset_ns_)
+      clock_ > UINT64_MAX - clock_offset_ns_ || last_ts_ != clock_ + clock_offset_ns_)
     return 0;
   return static_runs_->lttng_header ? StaticRunLoop<true>(out, max)
                                     : StaticRunLoop<false>(out, max);
@@ -649,6 +649,8 @@ uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
     // earlier one, which Next() would clamp, ends the run. The compact clock can be
     // earlier too, when adding the field's difference passes 2^64 (a corrupt stream, found
     // by fuzz/merge_fuzzer).
+    // A clock whose sum with the offset would pass 2^64 is left to Finish, which saturates.
+    if (c > UINT64_MAX - offset) break;
     const uint64_t ts = c + offset;
     if (event_end > end || ts < clock + offset) break;
     *o = {ts, static_cast<uint32_t>(step >> 32),
@@ -718,7 +720,10 @@ inline void StreamCursor::Finish(const EventPlan* ep, uint32_t plan_index, uint6
                                  uint64_t clock) {
   pos_ = pos;
   clock_ = clock;
-  uint64_t ts = clock_is_ns_ ? clock + clock_offset_ns_ : ToNs(clock);
+  // A clock near 2^64 plus the offset saturates rather than wraps to an early time.
+  uint64_t ts = !clock_is_ns_                           ? ToNs(clock)
+                : clock > UINT64_MAX - clock_offset_ns_ ? UINT64_MAX
+                                                        : clock + clock_offset_ns_;
   if (ts < last_ts_) [[unlikely]] {
     ++stats_.clamped_events;
     ++stats_changes_;
