@@ -135,6 +135,7 @@ void EventReader::LinkChunks(const std::vector<ClockTransform>& transforms) {
       if (last.has_seq && next.has_seq && next.seq <= last.seq) continue;
       if (last.has_discarded && next.has_discarded && next.discarded < last.discarded) continue;
       cursors_[chain[i].cursor]->ContinueFrom(last);
+      cursors_[chain[i - 1].cursor]->ContinuedBy(last);
       successor_[chain[i - 1].cursor] = chain[i].cursor;
       predecessor_[chain[i].cursor] = chain[i - 1].cursor;
     }

@@ -404,6 +404,7 @@ void StreamCursor::ContinueFrom(const PacketCounters& last) {
     prev_seq_ = last.seq;
   }
   prev_packet_end_ts_ = last.end_ns;
+  min_ts_ = last.end_ns;
 }
 
 uint64_t StreamCursor::ToNs(uint64_t cycles) {
@@ -581,6 +582,7 @@ uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
   const uint64_t* const ext_step = r.ext_step.data();
   const uint64_t num_ext = r.ext_end.size();
   const uint64_t offset = clock_offset_ns_;
+  const uint64_t max_ts = max_ts_;
   const uint64_t root_mask = kLttngHeader ? 7 : h.root_mask;
   const uint64_t id_mask = kLttngHeader ? 31 : h.id_mask;
   const uint64_t ts_mask = kLttngHeader ? (uint64_t{1} << 27) - 1 : h.ts_mask;
@@ -652,7 +654,7 @@ uint32_t StreamCursor::StaticRunLoop(EventRecord* out, uint32_t max) {
     // A clock whose sum with the offset would pass 2^64 is left to Finish, which saturates.
     if (c > UINT64_MAX - offset) break;
     const uint64_t ts = c + offset;
-    if (event_end > end || ts < clock + offset) break;
+    if (event_end > end || ts < clock + offset || ts > max_ts) break;
     *o = {ts, static_cast<uint32_t>(step >> 32),
           EventRecord::Where(option, static_cast<uint32_t>(start_bits))};
     pos = event_end;
@@ -724,11 +726,18 @@ inline void StreamCursor::Finish(const EventPlan* ep, uint32_t plan_index, uint6
   uint64_t ts = !clock_is_ns_                           ? ToNs(clock)
                 : clock > UINT64_MAX - clock_offset_ns_ ? UINT64_MAX
                                                         : clock + clock_offset_ns_;
-  if (ts < last_ts_) [[unlikely]] {
+  if (ts < last_ts_ || ts < min_ts_ || ts > max_ts_) [[unlikely]] {
+    // Never back in time, nor out of the chunk's bounds in a chain of chunks; monotonic
+    // time wins over the bounds of a damaged chain.
+    const uint64_t floor = std::max(last_ts_, min_ts_);
     ++stats_.clamped_events;
     ++stats_changes_;
-    stats_.max_backward_ns = std::max(stats_.max_backward_ns, last_ts_ - ts);
-    ts = last_ts_;
+    if (ts < floor) {
+      stats_.max_backward_ns = std::max(stats_.max_backward_ns, floor - ts);
+      ts = floor;
+    } else {
+      ts = std::max(max_ts_, floor);
+    }
   }
   last_ts_ = ts;
   ++events_;

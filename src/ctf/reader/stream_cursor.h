@@ -83,7 +83,13 @@ class alignas(64) StreamCursor {
   // The stream goes on from another file's, whose last packet `last` is (the chunk before,
   // in a recording that lttng rotate split): before the first Next(), so that the first
   // packet's discarded events and missing packets are counted from there.
+  // Its events' times also start no earlier than `last` ends (a damaged first packet's
+  // earlier ones are clamped to it), so that the chain never goes back in time.
   void ContinueFrom(const PacketCounters& last);
+  // The stream goes on in another file (the chunk after, which ContinueFrom'd this one's
+  // last packet `last`): its events' times end no later than that packet's end (a damaged
+  // packet's later ones are clamped to it).
+  void ContinuedBy(const PacketCounters& last) { max_ts_ = last.end_ns; }
   // Decodes the next event (or discarded-events record) into event(). Returns false at
   // the end of the file or on error; status() tells which.
   bool Next() {
@@ -241,6 +247,9 @@ class alignas(64) StreamCursor {
   uint64_t fast_end_ = 0;
   uint64_t clock_ = 0;    // current clock value (cycles)
   uint64_t last_ts_ = 0;  // last timestamp returned (ns)
+  // Bounds of a chunk's times in a chain of chunks (ContinueFrom, ContinuedBy).
+  uint64_t min_ts_ = 0;
+  uint64_t max_ts_ = UINT64_MAX;
   uint64_t clock_offset_ns_ = 0;
   uint64_t events_ = 0;                      // stats_.events, kept here with the hot state
   uint64_t stats_changes_ = 0;               // stats_changes()
