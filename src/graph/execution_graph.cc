@@ -7,10 +7,10 @@ namespace causeway::graph {
 namespace {
 constexpr std::string_view kStateNames[kNumStates] = {
     "RUNNING",      "PREEMPTED",  "BLOCKED", "INTERRUPTED", "TIMER", "NETWORK",
-    "BLOCK_DEVICE", "USER_INPUT", "IPI",     "UNKNOWN",     "NONE"};
+    "BLOCK_DEVICE", "USER_INPUT", "IPI",     "UNKNOWN",     "NONE",  "BLOCK_QUEUE"};
 constexpr std::string_view kStateNamesLower[kNumStates] = {
     "running",      "preempted",  "blocked", "interrupted", "timer", "network",
-    "block_device", "user_input", "ipi",     "unknown",     "none"};
+    "block_device", "user_input", "ipi",     "unknown",     "none",  "block_queue"};
 
 uint32_t Pack(State s, StringId q) { return static_cast<uint32_t>(s) | (q << 8); }
 }  // namespace

@@ -34,8 +34,11 @@ enum class State : uint8_t {
   kIpi,
   kUnknown,  // lost events, missing wake-up: never resolved to a cause
   kNone,     // after exit: the worker no longer exists
+  // A wait ended by a block completion, split (kernel/block_requests.h): the awaited request
+  // was queued in the block layer or held by a throttle; BLOCK_DEVICE is its device time.
+  kBlockQueue,
 };
-inline constexpr int kNumStates = 11;
+inline constexpr int kNumStates = 12;
 std::string_view StateName(State s);       // "RUNNING", ...
 std::string_view StateNameLower(State s);  // "running", ... (JSON keys)
 

@@ -29,9 +29,16 @@ enum class Kind : uint8_t {
   kIpiExit,
   kPacketSend,  // seq, ack_seq, tcp_flags
   kPacketRecv,
-  kBlockComplete,  // dev
+  kBlockComplete,  // dev, sector
   kLost,           // lost_count, between ts and end_ts
+  // A block request entering the block layer (block_bio_queue, block_rq_insert): dev,
+  // sector, tid = the issuing task, block_reason.
+  kBlockQueue,
+  kBlockIssue,  // handed to the device driver (block_rq_issue): dev, sector, tid
 };
+
+// Why a request waited before reaching the block layer, when the trace says (kBlockQueue).
+inline constexpr uint32_t kBlockThrottled = 1;  // held by the blkio throttle
 
 // Interrupt context flags as perf's common_flags carries them (trace_entry.flags).
 inline constexpr uint32_t kFlagHardirq = 0x08;
@@ -65,7 +72,7 @@ struct KernelEvent {
   int64_t statedump_status() const { return number_; }  // kStatedump: kStatedumpWait, …
   int64_t irq() const { return number_; }               // kIrqEntry
   int64_t softirq_vector() const { return number_; }    // kSoftirqEntry, kSoftirqExit
-  int64_t dev() const { return number_; }               // kBlockComplete: the kernel's dev_t
+  int64_t dev() const { return number_; }               // kBlock*: the kernel's dev_t
   int64_t lost_count() const { return number_; }        // kLost: events lost on this CPU
   void set_prev_state(int64_t v) { number_ = v; }
   void set_statedump_status(int64_t v) { number_ = v; }
@@ -96,7 +103,9 @@ struct KernelEvent {
   uint64_t seq = 0;  // kPacketSend, kPacketRecv: the TCP segment
   uint64_t ack_seq = 0;
   uint32_t tcp_flags = 0;
-  int64_t end_ts = 0;  // kLost
+  int64_t end_ts = 0;         // kLost
+  uint64_t sector = 0;        // kBlock*: the request's first sector
+  uint32_t block_reason = 0;  // kBlockQueue: kBlockThrottled, or 0
 
  private:
   friend class KernelLayout;

@@ -49,6 +49,8 @@ Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
   if (name == "inet_sock_local_in" || name == "netif_receive_skb" || name == "net_if_receive_skb")
     return Kind::kPacketRecv;
   if (name == "block_rq_complete") return Kind::kBlockComplete;
+  if (name == "block_rq_insert" || name == "block_bio_queue") return Kind::kBlockQueue;
+  if (name == "block_rq_issue") return Kind::kBlockIssue;
   return Kind::kNone;
 }
 
@@ -183,6 +185,16 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             break;
           case Kind::kBlockComplete:
             c.number = payload({"dev"});
+            c.sector = payload({"sector"});
+            break;
+          case Kind::kBlockQueue:
+          case Kind::kBlockIssue:
+            // The issuing task: LTTng's and the recorder's tid; perf has only the current
+            // task (perf_tid, read as current_tid).
+            c.tid = payload({"tid"});
+            c.number = payload({"dev"});
+            c.sector = payload({"sector"});
+            c.block_reason = payload({"throttled"});
             break;
           default:
             break;
@@ -235,7 +247,7 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   };
   // Every field is stored once, explicitly: `*out = KernelEvent{}` first compiles to a
   // `rep stos` over the whole struct, a third of this function's time on a busy trace.
-  static_assert(sizeof(KernelEvent) == 144, "a KernelEvent field was added: set it below");
+  static_assert(sizeof(KernelEvent) == 152, "a KernelEvent field was added: set it below");
   out->kind = c.kind;
   out->host = host_of_trace_[c.trace];
   out->cpu = static_cast<int32_t>(e.cpu);
@@ -261,6 +273,8 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->seq = out->ack_seq = 0;
   out->tcp_flags = 0;
   out->end_ts = 0;
+  out->sector = c.sector.a ? unsigned_(c.sector) : 0;
+  out->block_reason = c.block_reason.a && unsigned_(c.block_reason) ? kBlockThrottled : 0;
   if (c.kind == Kind::kPacketSend || c.kind == Kind::kPacketRecv) {
     const ctf::ScalarRef* s = Locate(e, c.seq.a, c.seq.b);
     if (!s) return false;  // not a TCP segment (UDP, ARP, IPv6 without TCP...)

@@ -9,7 +9,8 @@
 //     irq_softirq_*), hrtimer_expire_entry/exit (2.7+: timer_hrtimer_*),
 //     x86_irq_vectors_*_entry/exit, inet_sock_local_out/in, net_dev_queue /
 //     netif_receive_skb / net_if_receive_skb (TCP fields at the top level or inside the
-//     network_header variant), block_rq_complete; and the same names from Causeway's
+//     network_header variant), block_bio_queue / block_rq_insert / block_rq_issue /
+//     block_rq_complete (dev, sector); and the same names from Causeway's
 //     recorder;
 //   - perf's `perf data convert --to-ctf`: the same tracepoints with a "subsystem:" prefix,
 //     pid-named fields (prev_pid, next_pid, pid, child_pid, parent_pid), the current task in
@@ -72,6 +73,7 @@ class KernelLayout {
     // Where the class keeps each KernelEvent field: second_tid and number are the slots
     // behind KernelEvent's per-kind accessors (next_tid, prev_state, irq, …).
     Integer tid, second_tid, number, current_tid, flags, seq, ack_seq, tcp_flags, pid;
+    Integer sector, block_reason;  // block events
     Text name, next_comm;
   };
   bool ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const;

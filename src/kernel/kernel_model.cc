@@ -45,6 +45,7 @@ KernelModel::KernelModel(graph::ExecutionGraph* graph) : g_(graph) {
   q_no_history_ = g_->Intern("before first event");
   q_inconsistent_ = g_->Intern("inconsistent schedule");
   q_new_ = g_->Intern("new thread");
+  q_before_io_ = g_->Intern("before its I/O was queued");
   for (int v = 0; v < 10; ++v)
     softirq_quals_[v] = g_->Intern(std::string("softirq ") + kSoftirqNames[v]);
 }
@@ -135,6 +136,9 @@ void KernelModel::Process(const KernelEvent& e) {
   if (c && e.current_tid >= 0 && e.kind != Kind::kSwitch && c->current != e.current_tid)
     InferSwitch(e, c);
   if (c) c->last_ts = e.ts;
+  if (c && c->block_task == kFlaggedInterrupt && e.has_context_flags &&
+      !(e.context_flags & (kFlagHardirq | kFlagSoftirq)))
+    c->block_task = kUnknownTid;  // back in task context: that interrupt is over
   // An interrupt entry whose exit is not in the trace (recording started or stopped inside
   // it, lost events) would label every later wake-up on that CPU. The scheduler never runs
   // in interrupt context, and perf's flags say when an event is in task context: either
@@ -205,19 +209,13 @@ void KernelModel::Process(const KernelEvent& e) {
       OnPacketRecv(e, c);
       break;
     case Kind::kBlockComplete:
-      if (Frame* f = c ? c->top() : nullptr) {
-        auto it = h.dev_quals.find(e.dev());
-        if (it == h.dev_quals.end()) {
-          // dev_t as the kernel keeps it: major in the high 12 bits, minor in the low 20.
-          const uint64_t dev = static_cast<uint64_t>(e.dev());
-          it =
-              h.dev_quals
-                  .emplace(e.dev(), g_->Intern(fmt::format("disk {}:{}", dev >> 20, dev & 0xfffff)))
-                  .first;
-        }
-        f->block = true;
-        f->block_qual = it->second;
-      }
+      OnBlockComplete(e, c);
+      break;
+    case Kind::kBlockQueue:
+      block_requests_.OnQueue(e.host, e.dev(), e.sector, e.ts, e.block_reason & kBlockThrottled);
+      break;
+    case Kind::kBlockIssue:
+      block_requests_.OnIssue(e.host, e.dev(), e.sector, e.ts);
       break;
     case Kind::kLost:
       OnLost(e, c);
@@ -303,7 +301,10 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
     Name(w, e, NameField::kNextComm);
     g_->SetState(w, e.ts, State::kRunning);
   }
-  if (c) c->current = next;
+  if (c) {
+    c->current = next;
+    c->block_task = kUnknownTid;
+  }
 }
 
 KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId target) {
@@ -346,7 +347,8 @@ KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId
     // received segment whose sender is known.
     if (f->block) {
       cause.state = State::kBlockDevice;
-      cause.qual = f->block_qual;
+      cause.qual = f->block_done.qual;
+      cause.block = &f->block_done;
     }
     if (f->packet) {
       cause.state = State::kNetwork;
@@ -359,6 +361,12 @@ KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId
     return cause;
   }
   if (e.has_context_flags && (e.context_flags & (kFlagHardirq | kFlagSoftirq))) {
+    if (c && c->block_task == kFlaggedInterrupt && c->block_done.matched) {
+      cause.state = State::kBlockDevice;
+      cause.qual = c->block_done.qual;
+      cause.block = &c->block_done;
+      return cause;
+    }
     // perf without irq events: the flags say "interrupt", not which one.
     cause.state = (e.context_flags & kFlagHardirq) ? State::kInterrupted : State::kBlocked;
     cause.qual = (e.context_flags & kFlagHardirq) ? q_hardirq_ : q_softirq_;
@@ -372,6 +380,14 @@ KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId
   }
   if (waker == 0) {
     cause.qual = q_idle_;
+    return cause;
+  }
+  if (c && c->block_task == waker && c->block_done.matched) {
+    // A worker that completed a block request (loop, dm, a threaded handler) wakes its
+    // waiter: the device's time is what the wait was, not the worker's history.
+    cause.state = State::kBlockDevice;
+    cause.qual = c->block_done.qual;
+    cause.block = &c->block_done;
     return cause;
   }
   const WorkerId w = RunningTask(e.host, c, waker, e.ts);
@@ -404,7 +420,9 @@ void KernelModel::OnWakeup(const KernelEvent& e, Cpu* c) {
     return;
   }
   const Cause cause = WakeCause(e, c, t);
-  if (cause.state != State::kBlocked || cause.qual != 0)
+  if (cause.block && cause.block->matched)
+    SplitBlockWait(e.host, t, e.ts, *cause.block);
+  else if (cause.state != State::kBlocked || cause.qual != 0)
     g_->RelabelOpen(t, cause.state, cause.qual);
   if (cause.from != graph::kNoWorker)
     g_->AddLinkedVertex(t, e.ts, State::kPreempted, cause.from, cause.from_vertex, cause.kind);
@@ -546,11 +564,76 @@ void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   }
   c->current = kUnknownTid;
   c->depth = 0;
+  c->block_task = kUnknownTid;
+}
+
+StringId KernelModel::DevQual(Host& h, int64_t dev, bool throttle) {
+  auto& quals = throttle ? h.throttle_quals : h.dev_quals;
+  auto it = quals.find(dev);
+  if (it != quals.end()) return it->second;
+  // dev_t as the kernel keeps it: major in the high 12 bits, minor in the low 20.
+  const uint64_t d = static_cast<uint64_t>(dev);
+  const StringId q = g_->Intern(
+      fmt::format("{}disk {}:{}", throttle ? "blkio throttle, " : "", d >> 20, d & 0xfffff));
+  quals.emplace(dev, q);
+  return q;
+}
+
+void KernelModel::OnBlockComplete(const KernelEvent& e, Cpu* c) {
+  if (!c) return;
+  Host& h = hosts_[e.host];
+  BlockDone done;
+  done.dev = e.dev();
+  done.qual = DevQual(h, e.dev(), false);
+  done.matched = block_requests_.Complete(e.host, e.dev(), e.sector, e.ts, &done.times);
+  if (Frame* f = c->top()) {
+    f->block = true;
+    f->block_done = done;
+  } else if (e.has_context_flags && (e.context_flags & (kFlagHardirq | kFlagSoftirq))) {
+    c->block_task = kFlaggedInterrupt;
+    c->block_done = done;
+  } else if (c->current > 0) {
+    c->block_task = c->current;
+    c->block_done = done;
+  }
+}
+
+void KernelModel::SplitBlockWait(uint32_t host, WorkerId t, int64_t now, const BlockDone& b) {
+  ++counters_.block_waits_split;
+  const int64_t t0 = g_->worker(t).ts.back();
+  auto clamp = [&](int64_t x) { return std::clamp(x, t0, now); };
+  // A request seen only at its issue was queued then for all the trace says; one never
+  // issued (its issue event lost) was on the device from its queueing.
+  const int64_t issued = clamp(b.times.issued >= 0 ? b.times.issued : b.times.queued);
+  const int64_t queued = std::min(issued, clamp(b.times.queued >= 0 ? b.times.queued : issued));
+  struct Part {
+    int64_t start;
+    State state;
+    StringId qual;
+  };
+  // Before the request was queued the thread waited on something else, or (throttled) on
+  // the throttle that held the request back before the block layer saw it.
+  const Part parts[3] = {{t0, b.times.throttled ? State::kBlockQueue : State::kBlocked,
+                          b.times.throttled ? DevQual(hosts_[host], b.dev, true) : q_before_io_},
+                         {queued, State::kBlockQueue, b.qual},
+                         {issued, State::kBlockDevice, b.qual}};
+  bool first = true;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t end = i < 2 ? parts[i + 1].start : now;
+    if (end <= parts[i].start) continue;
+    if (first)
+      g_->RelabelOpen(t, parts[i].state, parts[i].qual);
+    else
+      g_->SetState(t, parts[i].start, parts[i].state, parts[i].qual);
+    first = false;
+  }
+  if (first) g_->RelabelOpen(t, State::kBlockDevice, b.qual);  // a wait of no length
 }
 
 void KernelModel::Finish(int64_t end) {
   g_->set_end(end > 0 ? end : last_ts_);
   counters_.unnamed_qualifiers = g_->unnamed_qualifiers();
+  counters_.block = block_requests_.counters();
 }
 
 }  // namespace causeway::kernel

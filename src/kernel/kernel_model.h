@@ -11,6 +11,11 @@
 //     context (TIMER, NETWORK, BLOCK_DEVICE, INTERRUPTED, IPI) and, for NETWORK, linked to
 //     the sender of the TCP segment received in that context. A wake-up of a runnable
 //     thread changes nothing.
+//   - a wait ended by a block completion whose request was seen entering the block layer
+//     (matched by device and sector, block_requests.h) is split: BLOCKED before the request
+//     was queued (BLOCK_QUEUE "blkio throttle" when the throttle held it), BLOCK_QUEUE
+//     while queued, BLOCK_DEVICE while on the device. A completion in task context (a loop
+//     or dm worker) followed by a wake-up from that task counts the same, without a link.
 //   - fork links the child's first vertex to the parent (the child is runnable from
 //     there: PREEMPTED "new thread"); statedump names threads and gives
 //     the state of threads not seen yet.
@@ -28,6 +33,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "graph/execution_graph.h"
+#include "kernel/block_requests.h"
 #include "kernel/kernel_event.h"
 
 namespace causeway::kernel {
@@ -53,6 +59,8 @@ struct ModelCounters {
   // States left without their qualifier: more distinct irq / disk / vector names than the
   // graph's qualifier ids (ExecutionGraph::kMaxQualifiers).
   uint64_t unnamed_qualifiers = 0;
+  BlockRequestCounters block;      // block requests matched from queue to completion
+  uint64_t block_waits_split = 0;  // waits split into queue and device time
 };
 
 class KernelModel {
@@ -70,14 +78,22 @@ class KernelModel {
 
  private:
   static constexpr int32_t kUnknownTid = -1;
+  static constexpr int32_t kFlaggedInterrupt = -2;
   static constexpr int kMaxDepth = 16;
   enum class Ctx : uint8_t { kHardirq, kSoftirq, kTimer, kIpi };
+  // The block request a context (or a task) completed last.
+  struct BlockDone {
+    int64_t dev = 0;
+    graph::StringId qual = 0;  // "disk M:m"
+    bool matched = false;      // times are known
+    BlockRequestTimes times;
+  };
   struct Frame {
     Ctx type = Ctx::kHardirq;
     int32_t softirq_vector = 0;  // kSoftirq
     graph::StringId qual = 0;
-    graph::StringId block_qual = 0;  // a block request completed in this context
-    bool block = false;
+    bool block = false;  // a block request completed in this context: block_done
+    BlockDone block_done;
     bool packet = false;  // a matched TCP segment was received in this context
     graph::WorkerId pkt_from = graph::kNoWorker;
     uint32_t pkt_vertex = 0;
@@ -89,6 +105,10 @@ class KernelModel {
     int64_t first_ts = 0;
     int64_t last_ts = 0;  // of the CPU's previous event
     int depth = 0;
+    // A block request completed in task context by `block_task` since its switch-in, or
+    // in an interrupt known only by perf's context flags (kFlaggedInterrupt) and not left.
+    int32_t block_task = kUnknownTid;
+    BlockDone block_done;
     Frame stack[kMaxDepth];
     Frame* top() { return depth > 0 ? &stack[std::min(depth, kMaxDepth) - 1] : nullptr; }
   };
@@ -99,6 +119,7 @@ class KernelModel {
     std::unordered_map<int32_t, graph::WorkerId> by_tid_sparse;
     std::unordered_map<int64_t, graph::StringId> irq_quals;
     std::unordered_map<int64_t, graph::StringId> dev_quals;
+    std::unordered_map<int64_t, graph::StringId> throttle_quals;
   };
   struct PacketKey {
     uint64_t seq, ack_seq;
@@ -123,6 +144,7 @@ class KernelModel {
     graph::WorkerId from = graph::kNoWorker;
     uint32_t from_vertex = 0;
     graph::LinkKind kind = graph::LinkKind::kWakeup;
+    const BlockDone* block = nullptr;  // the block completion that ended the wait
   };
 
   Cpu* CpuOf(Host& h, int32_t cpu);
@@ -143,6 +165,11 @@ class KernelModel {
   void OnPacketSend(const KernelEvent& e, Cpu* c);
   void OnPacketRecv(const KernelEvent& e, Cpu* c);
   void OnLost(const KernelEvent& e, Cpu* c);
+  void OnBlockComplete(const KernelEvent& e, Cpu* c);
+  graph::StringId DevQual(Host& h, int64_t dev, bool throttle);
+  // Relabels t's open wait, ended at `now` by the completion `b` of a matched request, as
+  // its parts before the request was queued, queued, and on the device.
+  void SplitBlockWait(uint32_t host, graph::WorkerId t, int64_t now, const BlockDone& b);
   void Push(Cpu* c, Ctx type, graph::StringId q, int32_t softirq_vector = 0);
   void Pop(Cpu* c, Ctx type);
   Cause WakeCause(const KernelEvent& e, Cpu* c, graph::WorkerId target);
@@ -163,9 +190,10 @@ class KernelModel {
   absl::flat_hash_map<PacketKey, PacketSource, PacketKeyHash> packets_;
   int64_t next_expiry_sweep_ = INT64_MIN;  // trace time of the next ExpirePackets sweep
   int64_t last_ts_ = 0;
+  BlockRequests block_requests_;
   ModelCounters counters_;
   graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_, q_hardirq_,
-      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_;
+      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_, q_before_io_;
   graph::StringId softirq_quals_[10] = {};
 };
 

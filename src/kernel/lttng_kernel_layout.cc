@@ -64,14 +64,20 @@ std::vector<LttngEventClass> MakeDeclarations() {
   set(LttngEvent::kHrtimerExpireEntry, "timer_hrtimer_expire_entry",
       {{"hrtimer", hex}, {"now", s64}, {"function", hex}});
   set(LttngEvent::kHrtimerExpireExit, "timer_hrtimer_expire_exit", {{"hrtimer", hex}});
-  set(LttngEvent::kBlockRqIssue, "block_rq_issue",
+  const std::vector<FieldSpec> block_rq = {{"dev", u32},       {"sector", FieldKind::kU64},
+                                           {"nr_sector", u32}, {"bytes", u32},
+                                           {"tid", s32},       {"rwbs", u32},
+                                           {"comm", c16}};
+  set(LttngEvent::kBlockRqIssue, "block_rq_issue", block_rq);
+  set(LttngEvent::kBlockRqInsert, "block_rq_insert", block_rq);
+  set(LttngEvent::kBlockBioQueue, "block_bio_queue",
       {{"dev", u32},
        {"sector", FieldKind::kU64},
        {"nr_sector", u32},
-       {"bytes", u32},
-       {"tid", s32},
        {"rwbs", u32},
-       {"comm", c16}});
+       {"tid", s32},
+       {"comm", c16},
+       {"throttled", FieldKind::kU8}});
   set(LttngEvent::kBlockRqComplete, "block_rq_complete",
       {{"dev", u32},
        {"sector", FieldKind::kU64},

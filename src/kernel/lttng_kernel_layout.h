@@ -38,8 +38,12 @@ enum class LttngEvent : uint8_t {
   // Not an LTTng event: an HTTP/1.x message a thread read from or wrote to a TCP socket,
   // with its first line and trace context headers (record/README.md).
   kHttpMessage,
+  // Block requests entering the block layer; block_bio_queue's `throttled` is ours (1: the
+  // blkio throttle held the bio until then).
+  kBlockRqInsert,
+  kBlockBioQueue,
 };
-inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kHttpMessage) + 1;
+inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kBlockBioQueue) + 1;
 
 struct LttngEventClass {
   std::string name;
