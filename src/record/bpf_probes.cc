@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
@@ -77,6 +78,26 @@ std::string MissingTracepoint(std::initializer_list<const char*> names) {
   return missing;
 }
 
+// The address of a kernel function from /proc/kallsyms (0 when absent or hidden: kallsyms
+// shows zeros to a reader without CAP_SYSLOG).
+uint64_t KernelSymbol(std::string_view name) {
+  std::FILE* f = std::fopen("/proc/kallsyms", "re");
+  if (!f) return 0;
+  uint64_t found = 0;
+  char line[512];
+  while (std::fgets(line, sizeof(line), f)) {
+    unsigned long long addr = 0;
+    char type = 0;
+    char sym[256];
+    if (std::sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && name == sym) {
+      found = addr;
+      break;
+    }
+  }
+  std::fclose(f);
+  return found;
+}
+
 bool IsHttpProgram(const BpfProbes::State& s, const bpf_program* prog) {
   return prog == s.skel->progs.on_tcp_sendmsg_locked || prog == s.skel->progs.on_sock_recv_length;
 }
@@ -90,6 +111,9 @@ Status Load(BpfProbes::State& s, const ProbeOptions& options, bool http) {
   }
   bpf_map__set_max_entries(s.skel->maps.events, static_cast<uint32_t>(options.ring_bytes));
   s.skel->rodata->wakeup_bytes = options.ring_bytes / 4;
+  // Marks the bios the blkio throttle held (recorder.bpf.c, on_bio_queue).
+  static const uint64_t throttle_dispatch_fn = KernelSymbol("blk_throtl_dispatch_work_fn");
+  s.skel->rodata->throttle_dispatch_fn = throttle_dispatch_fn;
   if (!options.syscalls) {
     bpf_program__set_autoload(s.skel->progs.on_sys_enter, false);
     bpf_program__set_autoload(s.skel->progs.on_sys_exit, false);

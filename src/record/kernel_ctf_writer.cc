@@ -36,6 +36,8 @@ constexpr std::pair<uint16_t, LttngEvent> kEventOfRecord[] = {
     {CW_SYSCALL_ENTRY, LttngEvent::kSyscallEntry},
     {CW_SYSCALL_EXIT, LttngEvent::kSyscallExit},
     {CW_HTTP_PARSED, LttngEvent::kHttpMessage},
+    {CW_BLOCK_INSERT, LttngEvent::kBlockRqInsert},
+    {CW_BIO_QUEUE, LttngEvent::kBlockBioQueue},
 };
 
 std::string_view Comm(const char (&comm)[CW_COMM_LEN]) {
@@ -76,6 +78,8 @@ size_t ExpectedSize(uint16_t type) {
       return sizeof(cw_hrtimer);
     case CW_BLOCK_ISSUE:
     case CW_BLOCK_COMPLETE:
+    case CW_BLOCK_INSERT:
+    case CW_BIO_QUEUE:
       return sizeof(cw_block);
     case CW_NET_SEND:
     case CW_NET_RECV:
@@ -222,7 +226,8 @@ void KernelCtfWriter::Write(const RecordSlot& slot) {
     case CW_HRTIMER_EXIT:
       begin().Hex64(slot.As<cw_hrtimer>().hrtimer);
       break;
-    case CW_BLOCK_ISSUE: {
+    case CW_BLOCK_ISSUE:
+    case CW_BLOCK_INSERT: {
       const auto& r = slot.As<cw_block>();
       begin()
           .U32(r.dev)
@@ -237,6 +242,18 @@ void KernelCtfWriter::Write(const RecordSlot& slot) {
     case CW_BLOCK_COMPLETE: {
       const auto& r = slot.As<cw_block>();
       begin().U32(r.dev).U64(r.sector).U32(r.nr_sector).S32(r.error).U32(r.rwbs);
+      break;
+    }
+    case CW_BIO_QUEUE: {
+      const auto& r = slot.As<cw_block>();
+      begin()
+          .U32(r.dev)
+          .U64(r.sector)
+          .U32(r.nr_sector)
+          .U32(r.rwbs)
+          .S32(r.tid)
+          .Chars16(Comm(r.comm))
+          .U8(static_cast<uint8_t>(r.throttled != 0));
       break;
     }
     case CW_NET_SEND:

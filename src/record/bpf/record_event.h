@@ -31,7 +31,9 @@ enum cw_type {
   CW_SYSCALL_ENTRY = 17,
   CW_SYSCALL_EXIT = 18,
   CW_HTTP = 19,
-  CW_TYPE_COUNT = 20,
+  CW_BLOCK_INSERT = 20, /* cw_block: a request queued for its device (block_rq_insert) */
+  CW_BIO_QUEUE = 21,    /* cw_block: a bio entering the block layer (block_bio_queue) */
+  CW_TYPE_COUNT = 22,
   /* Made by user space, never by the BPF side: a thread that existed at the start. */
   CW_STATEDUMP_PROCESS = 100,
   /* Made by user space: records the ring buffer dropped on this CPU before this point. */
@@ -124,8 +126,12 @@ struct cw_block {
   __u32 nr_sector;
   __u32 bytes;
   __u32 rwbs;  /* REQ_OP in the low byte, REQ_SYNC/REQ_FUA/... flags above (cmd_flags) */
-  __s32 tid;   /* issue only */
+  __s32 tid;   /* issue, insert, bio queue */
   __s32 error; /* complete only */
+  /* bio queue only: 1 when queued by the blkio throttle's dispatcher, i.e. the bio waited
+   * in the throttle since its submission */
+  __u32 throttled;
+  __u32 pad;
 };
 
 /* A TCP segment handed to a device (net_dev_queue) or received from one (netif_receive_skb). */

@@ -233,14 +233,64 @@ static __always_inline void fill_block(struct cw_block *r, struct request *rq) {
   r->rwbs = BPF_CORE_READ(rq, cmd_flags);
 }
 
-SEC("tp_btf/block_rq_issue")
-int BPF_PROG(on_block_issue, struct request *rq) {
-  struct cw_block *r = reserve(sizeof(*r), CW_BLOCK_ISSUE);
+static __always_inline int record_block_rq(struct request *rq, __u16 type) {
+  struct cw_block *r = reserve(sizeof(*r), type);
   if (!r) return 0;
   fill_block(r, rq);
   bpf_get_current_comm(r->comm, sizeof(r->comm));
   r->tid = (__s32)bpf_get_current_pid_tgid();
   r->error = 0;
+  r->throttled = 0;
+  r->pad = 0;
+  submit(r);
+  return 0;
+}
+
+SEC("tp_btf/block_rq_issue")
+int BPF_PROG(on_block_issue, struct request *rq) { return record_block_rq(rq, CW_BLOCK_ISSUE); }
+
+/* A request queued for its device: its wait in the block layer starts here (or at its
+ * bio's queueing, recorded below). */
+SEC("tp_btf/block_rq_insert")
+int BPF_PROG(on_block_insert, struct request *rq) { return record_block_rq(rq, CW_BLOCK_INSERT); }
+
+/* The address of blk_throtl_dispatch_work_fn (from /proc/kallsyms), 0 when unknown. A bio
+ * the blkio throttle held is queued by that work function, so its block_bio_queue fires in a
+ * workqueue worker running it; no tracepoint marks the moment the throttle took the bio. */
+const volatile __u64 throttle_dispatch_fn = 0;
+
+static __always_inline __u32 queued_by_throttle(void) {
+  if (!throttle_dispatch_fn) return 0;
+  struct task_struct *t = bpf_get_current_task_btf();
+  if (!(t->flags & 0x20 /* PF_WQ_WORKER */)) return 0;
+  struct kthread *k = (struct kthread *)BPF_CORE_READ(t, worker_private);
+  if (!k) return 0;
+  struct worker *w = (struct worker *)BPF_CORE_READ(k, data);
+  if (!w) return 0;
+  return (__u64)BPF_CORE_READ(w, current_func) == throttle_dispatch_fn;
+}
+
+SEC("tp_btf/block_bio_queue")
+int BPF_PROG(on_bio_queue, struct bio *bio) {
+  struct cw_block *r = reserve(sizeof(*r), CW_BIO_QUEUE);
+  if (!r) return 0;
+  /* The whole disk's device, as requests have it: a partition's bio carries the
+   * partition's device but, remapped already, the disk's sector. */
+  struct gendisk *disk = BPF_CORE_READ(bio, bi_bdev, bd_disk);
+  r->dev = 0;
+  if (disk) {
+    __u32 major = BPF_CORE_READ(disk, major), minor = BPF_CORE_READ(disk, first_minor);
+    r->dev = (major << 20) | minor;
+  }
+  r->sector = BPF_CORE_READ(bio, bi_iter.bi_sector);
+  r->bytes = BPF_CORE_READ(bio, bi_iter.bi_size);
+  r->nr_sector = r->bytes >> 9;
+  r->rwbs = BPF_CORE_READ(bio, bi_opf);
+  bpf_get_current_comm(r->comm, sizeof(r->comm));
+  r->tid = (__s32)bpf_get_current_pid_tgid();
+  r->error = 0;
+  r->throttled = queued_by_throttle();
+  r->pad = 0;
   submit(r);
   return 0;
 }
@@ -255,6 +305,8 @@ int BPF_PROG(on_block_complete, struct request *rq, blk_status_t error, unsigned
   r->comm[0] = 0;
   r->tid = 0;
   r->error = error;
+  r->throttled = 0;
+  r->pad = 0;
   submit(r);
   return 0;
 }
