@@ -101,6 +101,10 @@ int RunThreads(const ThreadsOptions& o) {
                      {"missing_switch_ins", c.missing_switch_ins},
                      {"interrupt_mismatches", c.interrupt_mismatches},
                      {"unnamed_qualifiers", c.unnamed_qualifiers}};
+    // Block requests matched from their queueing to their completion (kernel_model.h).
+    j["counters"]["block_requests_matched"] = c.block.matched;
+    j["counters"]["block_completions_unmatched"] = c.block.unmatched;
+    j["counters"]["block_waits_split"] = c.block_waits_split;
     std::puts(j.dump(2).c_str());
     return 0;
   }
@@ -152,7 +156,7 @@ Runner RegisterThreads(CLI::App& app) {
   cmd->add_option("--sort", o->sort,
                   "Order: a state (running, preempted, blocked, ...), tid, start")
       ->check(CLI::IsMember({"running", "preempted", "blocked", "interrupted", "timer", "network",
-                             "block_device", "ipi", "unknown", "tid", "start"}))
+                             "block_device", "ipi", "unknown", "block_queue", "tid", "start"}))
       ->capture_default_str();
   cmd->add_option("--limit", o->limit, "Show at most this many threads (0: all)")
       ->check(CLI::NonNegativeNumber);

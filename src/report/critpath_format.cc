@@ -137,9 +137,9 @@ nlohmann::json ThreadTimesJson(const ExecutionGraph& g,
 
 std::string ThreadTimesText(const ExecutionGraph& g, const std::vector<graph::ThreadTimes>& rows) {
   // The columns a user reads first; the rarer states are folded into OTHER.
-  static constexpr State kColumns[] = {State::kRunning, State::kPreempted, State::kBlocked,
-                                       State::kTimer,   State::kNetwork,   State::kBlockDevice,
-                                       State::kUnknown};
+  static constexpr State kColumns[] = {State::kRunning,     State::kPreempted, State::kBlocked,
+                                       State::kTimer,       State::kNetwork,   State::kBlockQueue,
+                                       State::kBlockDevice, State::kUnknown};
   std::string out;
   fmt::format_to(std::back_inserter(out), "{:<32}", "THREAD");
   for (State s : kColumns) fmt::format_to(std::back_inserter(out), " {:>12}", graph::StateName(s));

@@ -68,6 +68,8 @@ std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSe
       return fmt::format("running: CPU work{} ({:.0f}%)", on, share);
     case Cause::kOther:
       return fmt::format("other kernel states{} ({:.0f}%)", on, share);
+    case Cause::kDiskQueue:
+      return fmt::format("disk I/O queued or throttled before the device{} ({:.0f}%)", on, share);
   }
   return {};
 }

@@ -34,7 +34,8 @@ table{border-collapse:collapse} td,th{padding:2px 8px;text-align:left;border-bot
 const D = JSON.parse(document.getElementById("data").textContent);
 const COLORS = {running:"#2e7d32",preempted:"#f9a825",blocked_by_request:"#c62828",
   waiting_for_thread:"#8e24aa",network:"#1565c0",disk:"#6d4c41",timer:"#00897b",
-  interrupted:"#ef6c00",blocked:"#9e9e9e",unknown:"#cfcfcf",other:"#607d8b"};
+  interrupted:"#ef6c00",blocked:"#9e9e9e",unknown:"#cfcfcf",other:"#607d8b",
+  disk_queue:"#a1887f"};
 const NS = "http://www.w3.org/2000/svg";
 function el(tag, attrs, parent) { const e = document.createElementNS(NS, tag);
   for (const k in attrs) e.setAttribute(k, attrs[k]); if (parent) parent.appendChild(e); return e; }

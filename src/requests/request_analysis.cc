@@ -58,6 +58,8 @@ Cause FromState(State s) {
       return Cause::kNetwork;
     case State::kBlockDevice:
       return Cause::kDisk;
+    case State::kBlockQueue:
+      return Cause::kDiskQueue;
     case State::kTimer:
       return Cause::kTimer;
     case State::kInterrupted:
@@ -137,7 +139,8 @@ std::string_view CauseName(Cause c) {
                                                           "interrupted",
                                                           "blocked",
                                                           "unknown",
-                                                          "other"};
+                                                          "other",
+                                                          "disk_queue"};
   return kNames[static_cast<int>(c)];
 }
 

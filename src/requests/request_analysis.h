@@ -29,8 +29,9 @@ enum class Cause : uint8_t {
   kBlocked,
   kUnknown,
   kOther,
+  kDiskQueue,  // the awaited block request queued in the block layer or throttled
 };
-inline constexpr int kNumCauses = 11;
+inline constexpr int kNumCauses = 12;
 std::string_view CauseName(Cause c);  // JSON keys: "running", "blocked_by_request", ...
 
 struct Piece {
