@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "kernel/syscall_names.h"
+
 namespace causeway::kernel {
 
 namespace {
@@ -86,8 +88,10 @@ std::vector<LttngEventClass> MakeDeclarations() {
        {"rwbs", u32}});
   set(LttngEvent::kNetDevQueue, "net_dev_queue", net);
   set(LttngEvent::kNetifReceiveSkb, "netif_receive_skb", net);
-  set(LttngEvent::kSyscallEntry, "syscall_entry", {{"id", s64}});
-  set(LttngEvent::kSyscallExit, "syscall_exit", {{"id", s64}, {"ret", s64}});
+  // The id is an enumeration labelled with the syscalls' names (readers that only want the
+  // number read it as the integer it is).
+  set(LttngEvent::kSyscallEntry, "syscall_entry", {{"id", s64, SyscallNames()}});
+  set(LttngEvent::kSyscallExit, "syscall_exit", {{"id", s64, SyscallNames()}, {"ret", s64}});
   // direction: 0 received by the thread (stamped at the receive's end), 1 sent (at the
   // send's start). Addresses as in the socket: IPv4 in the first 4 bytes.
   set(LttngEvent::kHttpMessage, "http_message",

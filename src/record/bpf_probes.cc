@@ -1,6 +1,9 @@
 #include "record/bpf_probes.h"
 
 #include <errno.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -21,11 +24,14 @@ namespace causeway::record {
 struct BpfProbes::State {
   recorder_bpf* skel = nullptr;
   ring_buffer* ring = nullptr;
+  // The ring buffer's descriptor registered edge-triggered: readable only after a wake-up.
+  int wakeups_fd = -1;
   std::vector<bpf_link*> links;
   const RecordFn* on_record = nullptr;  // valid during Poll
   int ncpus = 0;
 
   ~State() {
+    if (wakeups_fd >= 0) close(wakeups_fd);
     if (ring) ring_buffer__free(ring);
     for (bpf_link* l : links) bpf_link__destroy(l);
     if (skel) recorder_bpf__destroy(skel);
@@ -102,6 +108,18 @@ bool IsHttpProgram(const BpfProbes::State& s, const bpf_program* prog) {
   return prog == s.skel->progs.on_tcp_sendmsg_locked || prog == s.skel->progs.on_sock_recv_length;
 }
 
+// Tells the kernel side which process is the recorder, so that its own system calls are
+// not recorded. Without /proc, nothing is filtered (the records are then the recorder's too).
+void SetRecorderProcess(recorder_bpf& skel) {
+  struct stat ns {};
+  if (stat("/proc/self/ns/pid", &ns) != 0) return;
+  // bpf_get_ns_current_pid_tgid compares the kernel's dev_t (MKDEV: major << 20 | minor),
+  // not st_dev's encoding for user space.
+  skel.rodata->recorder_pidns_dev = (uint64_t{major(ns.st_dev)} << 20) | minor(ns.st_dev);
+  skel.rodata->recorder_pidns_ino = ns.st_ino;
+  skel.rodata->recorder_tgid = static_cast<uint32_t>(getpid());
+}
+
 // Opens and loads the BPF object into `s` (replacing an earlier, failed attempt).
 Status Load(BpfProbes::State& s, const ProbeOptions& options, bool http) {
   if (s.skel) recorder_bpf__destroy(s.skel);
@@ -114,6 +132,7 @@ Status Load(BpfProbes::State& s, const ProbeOptions& options, bool http) {
   // Marks the bios the blkio throttle held (recorder.bpf.c, on_bio_queue).
   static const uint64_t throttle_dispatch_fn = KernelSymbol("blk_throtl_dispatch_work_fn");
   s.skel->rodata->throttle_dispatch_fn = throttle_dispatch_fn;
+  SetRecorderProcess(*s.skel);
   if (!options.syscalls) {
     bpf_program__set_autoload(s.skel->progs.on_sys_enter, false);
     bpf_program__set_autoload(s.skel->progs.on_sys_exit, false);
@@ -197,6 +216,16 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
   if (!s.ring) {
     return Internal(fmt::format("Cannot map the BPF ring buffer: {}", std::strerror(errno)));
   }
+  // The ring buffer's descriptor polls readable whenever it holds data (libbpf's own epoll
+  // set, level-triggered, never sleeps while events flow). Edge-triggered, it polls readable
+  // only after a wake-up, which the kernel side sends when a quarter of the ring is full.
+  s.wakeups_fd = epoll_create1(EPOLL_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLET;
+  if (s.wakeups_fd < 0 ||
+      epoll_ctl(s.wakeups_fd, EPOLL_CTL_ADD, bpf_map__fd(s.skel->maps.events), &ev) != 0) {
+    return Internal(fmt::format("Cannot wait for the BPF ring buffer: {}", std::strerror(errno)));
+  }
   return probes;
 }
 
@@ -204,9 +233,14 @@ StatusOr<size_t> BpfProbes::Poll(int timeout_ms, const RecordFn& on_record) {
   State& s = *state_;
   s.on_record = &on_record;
   // Sleep until the kernel side forces a wake-up (a quarter of the ring is full) or the
-  // timeout passes, then take everything there is: records are submitted without wake-ups,
-  // so the poll alone would not see them. A busy loop here would trace itself.
-  int n = timeout_ms > 0 ? ring_buffer__poll(s.ring, timeout_ms) : 0;
+  // timeout passes, whatever the ring holds, then take everything there is. Waking up
+  // whenever data waits would keep the recorder busy while any event flows, its own
+  // scheduling events included.
+  int n = 0;
+  if (timeout_ms > 0) {
+    epoll_event ev;
+    if (epoll_wait(s.wakeups_fd, &ev, 1, timeout_ms) < 0) n = -errno;
+  }
   if (n >= 0 || n == -EINTR) n = ring_buffer__consume(s.ring);
   s.on_record = nullptr;
   if (n == -EINTR) return size_t{0};

@@ -150,6 +150,23 @@ std::string TypeDecl(FieldKind k) {
   return "";
 }
 
+bool IsInteger(FieldKind k) {
+  switch (k) {
+    case FieldKind::kU8:
+    case FieldKind::kU16:
+    case FieldKind::kU32:
+    case FieldKind::kU64:
+    case FieldKind::kS8:
+    case FieldKind::kS16:
+    case FieldKind::kS32:
+    case FieldKind::kS64:
+    case FieldKind::kHex64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool IsIdentifier(std::string_view s) {
   if (s.empty()) return false;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -279,6 +296,13 @@ StatusOr<uint32_t> CtfWriter::AddEventClass(std::string name, std::vector<FieldS
         return fail(fmt::format("duplicate field '{}'", fields[i].name));
     if (static_cast<uint8_t>(fields[i].kind) > static_cast<uint8_t>(FieldKind::kBytes16))
       return fail("bad field kind");
+    if (!fields[i].labels.empty()) {
+      if (!IsInteger(fields[i].kind))
+        return fail(fmt::format("labels on the non-integer field '{}'", fields[i].name));
+      for (const EnumLabel& l : fields[i].labels)
+        if (l.label.empty() || !IsPlainLiteral(l.label))
+          return fail(fmt::format("bad label '{}' of field '{}'", l.label, fields[i].name));
+    }
     c.kinds.push_back(fields[i].kind);
     c.fixed_size += FixedSize(fields[i].kind);
   }
@@ -896,6 +920,15 @@ std::string CtfWriter::MetadataText() const {
     if (c.loglevel >= 0) out("\tloglevel = {};\n", c.loglevel);
     out("\tfields := struct {{\n");
     for (const FieldSpec& f : c.fields) {
+      if (!f.labels.empty()) {
+        // As lttng-modules declares its enumerations: an anonymous enum over the integer.
+        out("\t\tenum : {} {{\n", TypeDecl(f.kind));
+        for (size_t i = 0; i < f.labels.size(); ++i)
+          out("\t\t\t\"{}\" = {}{}\n", f.labels[i].label, f.labels[i].value,
+              i + 1 < f.labels.size() ? "," : "");
+        out("\t\t}} _{};\n", f.name);
+        continue;
+      }
       out("\t\t{} _{}{};\n", TypeDecl(f.kind), f.name,
           f.kind == FieldKind::kCharArray16 || f.kind == FieldKind::kBytes16 ? "[16]" : "");
     }

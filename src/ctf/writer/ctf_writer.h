@@ -52,11 +52,21 @@ enum class FieldKind : uint8_t {
   kBytes16,      // uint8_t[16] without encoding: binary, such as an IPv6 or IPv4 address
 };
 
+// One mapping of an enumeration field: the metadata names `value` `label`.
+struct EnumLabel {
+  int64_t value;
+  std::string_view label;  // no quotes, backslashes or control characters
+};
+
 // Name as the user sees it: the metadata declares "_" + name, as LTTng does, and readers
 // strip that one underscore. Must match [A-Za-z_][A-Za-z0-9_]*.
+// With `labels` (integer kinds only), the field is declared as an enumeration over its
+// integer: readers show the label beside the value, which is written as before. The
+// labels are read when the metadata is written, so they must outlive the writer.
 struct FieldSpec {
   std::string name;
   FieldKind kind;
+  std::span<const EnumLabel> labels = {};
 };
 
 struct TraceOptions {

@@ -767,6 +767,41 @@ TEST_F(CtfWriterTest, CreateRejectsBadInput) {
   EXPECT_TRUE(CtfWriter::Create(root_ + "/x/y/z", KernelOptions()).ok());
 }
 
+// A labelled integer is an enumeration: babeltrace2 prints the label beside the value (and
+// "<unknown>" for a value without one), while the field keeps its integer's bytes.
+TEST_F(CtfWriterTest, LabelledIntegersAreEnumerations) {
+  REQUIRE_BABELTRACE();
+  auto w = MakeWriter(KernelOptions());
+  ASSERT_TRUE(w);
+  static constexpr EnumLabel kLabels[] = {{0, "read"}, {1, "write"}, {-2, "minus two"}};
+  uint32_t id =
+      *w->AddEventClass("syscall", {{"id", FieldKind::kS64, kLabels}, {"ret", FieldKind::kS64}});
+  w->Begin(0, id, 10).S64(1).S64(5);
+  w->Begin(0, id, 11).S64(-2).S64(0);
+  w->Begin(0, id, 12).S64(463).S64(-1);
+  ASSERT_TRUE(w->Close().ok());
+  Bt2Output out = RunBabeltrace("--clock-cycles --no-delta", dir_);
+  EXPECT_TRUE(out.err_lines.empty());
+  EXPECT_EQ(out.lines,
+            (std::vector<std::string>{
+                Line(10, "syscall", 0, R"(id = ( "write" : container = 1 ), ret = 5)"),
+                Line(11, "syscall", 0, R"(id = ( "minus two" : container = -2 ), ret = 0)"),
+                Line(12, "syscall", 0, R"(id = ( <unknown> : container = 463 ), ret = -1)")}));
+}
+
+TEST_F(CtfWriterTest, AddEventClassRejectsBadLabels) {
+  auto w = MakeWriter(KernelOptions());
+  ASSERT_TRUE(w);
+  static constexpr EnumLabel kQuoted[] = {{0, "a\"b"}};
+  static constexpr EnumLabel kEmpty[] = {{0, ""}};
+  static constexpr EnumLabel kGood[] = {{0, "a"}};
+  EXPECT_FALSE(w->AddEventClass("e", {{"a", FieldKind::kS64, kQuoted}}).ok());
+  EXPECT_FALSE(w->AddEventClass("e", {{"a", FieldKind::kS64, kEmpty}}).ok());
+  EXPECT_FALSE(w->AddEventClass("e", {{"a", FieldKind::kString, kGood}}).ok());
+  EXPECT_TRUE(w->AddEventClass("e", {{"a", FieldKind::kU8, kGood}}).ok());
+  ASSERT_TRUE(w->Close().ok());
+}
+
 TEST_F(CtfWriterTest, AddEventClassRejectsBadNames) {
   auto w = MakeWriter(KernelOptions());
   ASSERT_TRUE(w);

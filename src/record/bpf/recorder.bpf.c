@@ -394,9 +394,27 @@ int BPF_PROG(on_net_dev_queue, struct sk_buff *skb) { return net_event(skb, CW_N
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(on_netif_receive_skb, struct sk_buff *skb) { return net_event(skb, CW_NET_RECV); }
 
+/* The recorder's own process (set before load): its pid namespace (the kernel's dev_t and
+ * inode of its nsfs file) and its tgid there. Its system calls are not recorded: draining
+ * the ring takes system calls, whose records would be drained in turn, so the recorder
+ * would trace itself in a loop and fill the trace with its own calls. Compared in the
+ * recorder's namespace, so that it also holds when the recorder runs in a container. */
+const volatile __u64 recorder_pidns_dev = 0;
+const volatile __u64 recorder_pidns_ino = 0;
+const volatile __u32 recorder_tgid = 0;
+
+static __always_inline bool is_recorder(void) {
+  struct bpf_pidns_info ns;
+  /* Fails for a task of another pid namespace, which is then not the recorder. */
+  if (bpf_get_ns_current_pid_tgid(recorder_pidns_dev, recorder_pidns_ino, &ns, sizeof(ns)))
+    return false;
+  return ns.tgid == recorder_tgid;
+}
+
 /* Attached only with --syscalls. */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id) {
+  if (is_recorder()) return 0;
   struct cw_syscall *r = reserve(sizeof(*r), CW_SYSCALL_ENTRY);
   if (!r) return 0;
   r->id = id;
@@ -407,6 +425,7 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id) {
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret) {
+  if (is_recorder()) return 0;
   struct cw_syscall *r = reserve(sizeof(*r), CW_SYSCALL_EXIT);
   if (!r) return 0;
   r->id = BPF_CORE_READ(regs, orig_ax);
