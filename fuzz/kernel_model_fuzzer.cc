@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i + kRecord <= size; i += kRecord) {
     const uint8_t* r = data + i;
     KernelEvent e;
-    e.kind = static_cast<Kind>(r[0] % 20);
+    e.kind = static_cast<Kind>(r[0] % 22);
     e.cpu = r[1] % 4;
     e.host = (r[1] >> 2) & 1;
     e.tid = r[2] % 8;
@@ -63,6 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     e.seq = r[2] % 4;
     e.ack_seq = r[3] % 4;
     e.tcp_flags = r[4] % 2;
+    // Block requests (dev is the number slot, set above): few sectors, so that queue,
+    // issue and completion events collide.
+    e.sector = r[3] % 4;
+    e.block_reason = r[0] >> 7;
     // Mostly forward in time, sometimes backward (unsynchronized hosts, clamped streams).
     const int delta = static_cast<int>(r[5] | (r[6] << 8)) % 4096 - 200;
     ts += delta;

@@ -601,6 +601,7 @@ void KernelModel::OnBlockComplete(const KernelEvent& e, Cpu* c) {
 void KernelModel::SplitBlockWait(uint32_t host, WorkerId t, int64_t now, const BlockDone& b) {
   ++counters_.block_waits_split;
   const int64_t t0 = g_->worker(t).ts.back();
+  now = std::max(now, t0);  // a timeline is ordered even when the trace's time is not
   auto clamp = [&](int64_t x) { return std::clamp(x, t0, now); };
   // A request seen only at its issue was queued then for all the trace says; one never
   // issued (its issue event lost) was on the device from its queueing.
