@@ -31,6 +31,8 @@ enum class Kind : uint8_t {
   kPacketRecv,
   kBlockComplete,  // dev
   kLost,           // lost_count, between ts and end_ts
+  kCpuThrottle,    // tid switched out (or about to be) by CFS bandwidth control;
+                   // Name() = the cgroup whose quota ran out
 };
 
 // Interrupt context flags as perf's common_flags carries them (trace_entry.flags).

@@ -49,6 +49,7 @@ Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
   if (name == "inet_sock_local_in" || name == "netif_receive_skb" || name == "net_if_receive_skb")
     return Kind::kPacketRecv;
   if (name == "block_rq_complete") return Kind::kBlockComplete;
+  if (name == "sched_cfs_throttle") return Kind::kCpuThrottle;
   return Kind::kNone;
 }
 
@@ -183,6 +184,10 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             break;
           case Kind::kBlockComplete:
             c.number = payload({"dev"});
+            break;
+          case Kind::kCpuThrottle:
+            c.tid = payload({"tid"});
+            c.name = payload_text({"cgroup"});
             break;
           default:
             break;

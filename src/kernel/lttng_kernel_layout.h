@@ -38,8 +38,11 @@ enum class LttngEvent : uint8_t {
   // Not an LTTng event: an HTTP/1.x message a thread read from or wrote to a TCP socket,
   // with its first line and trace context headers (record/README.md).
   kHttpMessage,
+  // Not an LTTng event: a task switched out by CFS bandwidth control, the cgroup whose CPU
+  // quota ran out (its path in the cpu controller's hierarchy) and that cgroup's id.
+  kSchedCfsThrottle,
 };
-inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kHttpMessage) + 1;
+inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kSchedCfsThrottle) + 1;
 
 struct LttngEventClass {
   std::string name;
