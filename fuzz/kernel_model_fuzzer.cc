@@ -1,10 +1,12 @@
 // Fuzzes the kernel model and the critical path with arbitrary event sequences (few CPUs,
 // tids and hosts, so events collide): nothing may crash or hang, and every thread's path
-// must tile its range exactly with links between existing workers.
+// must tile its range exactly with links between existing workers; the holders of the CPU
+// a PREEMPTED segment waited for never add up to more than the segment.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 
+#include "graph/cpu_holders.h"
 #include "graph/critical_path.h"
 #include "graph/execution_graph.h"
 #include "kernel/kernel_model.h"
@@ -31,6 +33,17 @@ void CheckPath(const ExecutionGraph& g, const CriticalPath& p) {
   }
   Check(at == p.end || (p.segments.empty() && p.begin == p.end));
   for (const auto& l : p.links) Check(l.from < g.num_workers() && l.to < g.num_workers());
+  for (const auto& s : p.segments) {
+    if (s.state != causeway::graph::State::kPreempted) continue;
+    const auto wait = causeway::graph::WhoHeldTheCpu(g, s.worker, s.start, s.end, SIZE_MAX);
+    int64_t sum = 0;
+    for (const auto& h : wait.holders) {
+      Check(h.ns > 0);
+      sum += h.ns;
+    }
+    Check(sum <= s.end - s.start);
+    Check(wait.cpu < 4);
+  }
 }
 
 }  // namespace
@@ -46,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i + kRecord <= size; i += kRecord) {
     const uint8_t* r = data + i;
     KernelEvent e;
-    e.kind = static_cast<Kind>(r[0] % 22);
+    e.kind = static_cast<Kind>(r[0] % (static_cast<int>(Kind::kCpuThrottle) + 1));
     e.cpu = r[1] % 4;
     e.host = (r[1] >> 2) & 1;
     e.tid = r[2] % 8;

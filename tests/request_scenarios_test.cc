@@ -316,8 +316,14 @@ TEST(RequestScenario, PreemptionAndTimerAreNamed) {
   EXPECT_EQ(a.requests[0].by_cause[static_cast<int>(Cause::kPreempted)], 41);
   EXPECT_EQ(a.requests[0].by_cause[static_cast<int>(Cause::kTimer)], 10);
   EXPECT_EQ(a.requests[0].dominant, Cause::kPreempted);
-  EXPECT_NE(report::RequestDiagnosis(k.graph(), set, a, a.requests[0]).find("waiting for a CPU"),
-            std::string::npos);
+  // Who had the CPU meanwhile: the hog, and the idle task between the timer's wake-up and
+  // the switch-in.
+  const std::string diagnosis = report::RequestDiagnosis(k.graph(), set, a, a.requests[0]);
+  EXPECT_NE(diagnosis.find("preempted: waiting for a CPU held by tid 9 (hog) 40 ns, idle 1 ns"),
+            std::string::npos)
+      << diagnosis;
+  EXPECT_EQ(a.requests[0].cpu_wait.ns, 41);
+  EXPECT_EQ(a.requests[0].cpu_wait.throttled_ns, 0);
   ExpectTiles(a);
 }
 

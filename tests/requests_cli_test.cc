@@ -158,6 +158,14 @@ TEST(RequestsCliTest, CpuQuotaIsPreempted) {
                             &dir);
   ExpectConsistent(j, 8);
   EXPECT_GE(SlowestWithCause(j, 3, "preempted"), 2) << j["requests"].dump(1);
+  // The recorder saw the quota itself: the waits are named as throttling by route's cgroup,
+  // not as run-queue competition.
+  int throttled = 0;
+  for (size_t i = 0; i < 3 && i < j["requests"].size(); ++i)
+    if (j["requests"][i]["dominant_cause"] == "preempted")
+      throttled += j["requests"][i]["diagnosis"].get<std::string>().find(
+                       "preempted: throttled by cgroup quota (/cw-demo-route)") == 0;
+  EXPECT_GE(throttled, 2) << j["requests"].dump(1);
 }
 
 TEST(RequestsCliTest, FsyncIsDisk) {

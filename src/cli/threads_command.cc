@@ -8,8 +8,10 @@
 
 #include "cli/commands.h"
 #include "cli/kernel_load.h"
+#include "graph/cpu_holders.h"
 #include "graph/path_state_times.h"
 #include "graph/thread_times.h"
+#include "report/cpu_wait_format.h"
 #include "report/critpath_format.h"
 
 namespace causeway::cli {
@@ -23,6 +25,9 @@ struct ThreadsOptions {
   size_t limit = 0;
   bool critical = false;
 };
+
+// Threads listed under the table with who held the CPU while they waited for one.
+constexpr size_t kCpuWaitLines = 10;
 
 int RunThreads(const ThreadsOptions& o) {
   auto analysis = LoadKernelAnalysis(o.traces, o.sync);
@@ -60,6 +65,9 @@ int RunThreads(const ThreadsOptions& o) {
                      [k](const auto& x, const auto& y) { return x.by_state[k] > y.by_state[k]; });
   }
   const size_t total_threads = rows.size();
+  auto own_preempted = [&](const graph::ThreadTimes& r) {
+    return (o.critical ? own[r.worker] : r).by_state[static_cast<int>(graph::State::kPreempted)];
+  };
   if (o.limit && rows.size() > o.limit) rows.resize(o.limit);
 
   const kernel::ModelCounters& c = a.counters;
@@ -71,6 +79,13 @@ int RunThreads(const ThreadsOptions& o) {
     j["begin_ns"] = a.begin;
     j["end_ns"] = a.end;
     j["threads"] = report::ThreadTimesJson(g, rows);
+    // Who held the CPU while each listed thread waited for one (its own PREEMPTED time).
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!own_preempted(rows[i])) continue;
+      graph::CpuWaitSum sum(g);
+      sum.AddThread(rows[i].worker, rows[i].start, rows[i].end);
+      j["threads"][i]["cpu_wait"] = report::CpuWaitSummaryJson(g, sum.Take());
+    }
     if (o.critical) {
       // by_state stays the thread's own; the critical path's sits beside it.
       for (size_t i = 0; i < rows.size(); ++i) {
@@ -100,7 +115,8 @@ int RunThreads(const ThreadsOptions& o) {
                      {"missing_wakeups", c.missing_wakeups},
                      {"missing_switch_ins", c.missing_switch_ins},
                      {"interrupt_mismatches", c.interrupt_mismatches},
-                     {"unnamed_qualifiers", c.unnamed_qualifiers}};
+                     {"unnamed_qualifiers", c.unnamed_qualifiers},
+                     {"cpu_throttles", c.cpu_throttles}};
     // Block requests matched from their queueing to their completion (kernel_model.h).
     j["counters"]["block_requests_matched"] = c.block.matched;
     j["counters"]["block_completions_unmatched"] = c.block.unmatched;
@@ -113,6 +129,23 @@ int RunThreads(const ThreadsOptions& o) {
         "Time by state along each thread's critical path over its life (its waits "
         "resolved through what ended them):\n");
   std::fputs(report::ThreadTimesText(g, rows).c_str(), stdout);
+  // The listed threads that waited longest for a CPU, and who had it meanwhile.
+  std::vector<const graph::ThreadTimes*> waiting;
+  for (const auto& r : rows)
+    if (own_preempted(r) > 0) waiting.push_back(&r);
+  std::stable_sort(waiting.begin(), waiting.end(), [&](const auto* x, const auto* y) {
+    return own_preempted(*x) > own_preempted(*y);
+  });
+  if (waiting.size() > kCpuWaitLines) waiting.resize(kCpuWaitLines);
+  if (!waiting.empty()) std::puts("\nWaiting for a CPU (own PREEMPTED time), and who had it:");
+  const report::WorkerLabel label = [&g](graph::WorkerId w) { return report::ThreadLabel(g, w); };
+  for (const auto* r : waiting) {
+    graph::CpuWaitSum sum(g);
+    sum.AddThread(r->worker, r->start, r->end);
+    fmt::print("  {:<32} {:>12}  {}\n", report::ThreadLabel(g, r->worker),
+               report::FormatDuration(own_preempted(*r)),
+               report::CpuWaitSummaryText(g, sum.Take(), label));
+  }
   fmt::print(
       "\n{} threads{} on {} host(s), {} to {} ({}); {} wake-ups, {} of {} TCP segments "
       "matched\n",

@@ -107,6 +107,7 @@ void ExecutionGraph::ShrinkToFit() {
     w.edge.shrink_to_fit();
     w.in.shrink_to_fit();
   }
+  cpus_.ShrinkToFit();
 }
 
 const InLink* ExecutionGraph::FindInLink(WorkerId id, uint32_t v, size_t* hint) const {
@@ -152,7 +153,7 @@ uint64_t ExecutionGraph::memory_bytes() const {
   for (const Worker& w : workers_)
     n += w.ts.capacity() * 8 + w.edge.capacity() * 4 + w.in.capacity() * sizeof(InLink) +
          w.name.capacity();
-  return n;
+  return n + cpus_.memory_bytes();
 }
 
 }  // namespace causeway::graph

@@ -19,6 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graph/cpu_timelines.h"
+
 namespace causeway::graph {
 
 // Horizontal edge labels (Trace Compass's names), plus kNone for "not alive".
@@ -141,6 +143,10 @@ class ExecutionGraph {
   // in-links that makes monotonic scans (forward or backward) O(1) amortized.
   const InLink* FindInLink(WorkerId w, uint32_t v, size_t* hint) const;
 
+  // Who ran on each CPU (the model records every switch; cpu_holders.h reads it).
+  const CpuTimelines& cpu_timelines() const { return cpus_; }
+  CpuTimelines& mutable_cpu_timelines() { return cpus_; }
+
   uint64_t num_vertices() const;
   uint64_t num_links() const;
   uint64_t memory_bytes() const;
@@ -154,6 +160,7 @@ class ExecutionGraph {
   uint32_t max_qualifiers_ = kMaxQualifiers;
   uint64_t unnamed_qualifiers_ = 0;
   int64_t end_ = 0;
+  CpuTimelines cpus_;
 };
 
 }  // namespace causeway::graph

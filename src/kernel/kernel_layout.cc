@@ -51,6 +51,7 @@ Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
   if (name == "block_rq_complete") return Kind::kBlockComplete;
   if (name == "block_rq_insert" || name == "block_bio_queue") return Kind::kBlockQueue;
   if (name == "block_rq_issue") return Kind::kBlockIssue;
+  if (name == "sched_cfs_throttle") return Kind::kCpuThrottle;
   return Kind::kNone;
 }
 
@@ -195,6 +196,10 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             c.number = payload({"dev"});
             c.sector = payload({"sector"});
             c.block_reason = payload({"throttled"});
+            break;
+          case Kind::kCpuThrottle:
+            c.tid = payload({"tid"});
+            c.name = payload_text({"cgroup"});
             break;
           default:
             break;

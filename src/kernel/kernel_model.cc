@@ -1,5 +1,7 @@
 #include "kernel/kernel_model.h"
 
+#include "graph/cpu_holders.h"
+
 #include <algorithm>
 #include <string>
 
@@ -220,6 +222,9 @@ void KernelModel::Process(const KernelEvent& e) {
     case Kind::kLost:
       OnLost(e, c);
       break;
+    case Kind::kCpuThrottle:
+      OnCpuThrottle(e);
+      break;
     case Kind::kNone:
       break;
   }
@@ -235,13 +240,18 @@ void KernelModel::InferSwitch(const KernelEvent& e, Cpu* c) {
   }
   const bool was_unknown = c->current == kUnknownTid;
   c->current = e.current_tid;
-  if (e.current_tid <= 0) return;
+  if (e.current_tid <= 0) {
+    RecordCpuTask(e, e.current_tid, graph::kNoWorker);
+    return;
+  }
   if (!was_unknown) ++counters_.inferred_switches;
   WorkerId w = Find(h, e.current_tid);
   if (w == graph::kNoWorker || !g_->alive(w)) {
     w = NewThread(e.host, e.current_tid, was_unknown ? c->first_ts : since, State::kRunning, {});
+    RecordCpuTask(e, e.current_tid, w);
     return;
   }
+  RecordCpuTask(e, e.current_tid, w);
   if (g_->open_state(w) != State::kRunning) {
     if (!was_unknown) g_->SetState(w, since, State::kUnknown, q_no_switch_in_);
     g_->SetState(w, e.ts, State::kRunning);
@@ -282,7 +292,17 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
     if (s == State::kBlocked && (flags_[w] & kWokenWhileRunning)) s = State::kPreempted;
     if ((flags_[w] & kExiting) && !runnable) s = State::kNone;
     flags_[w] &= ~kWokenWhileRunning;
-    g_->SetState(w, e.ts, s);
+    StringId q = 0;
+    if (flags_[w] & kThrottlePending) {
+      // Its cgroup's quota ran out just before: the runnable wait is the throttling.
+      flags_[w] &= ~kThrottlePending;
+      auto it = pending_throttle_.find(w);
+      if (it != pending_throttle_.end()) {
+        if (s == State::kPreempted) q = it->second;
+        pending_throttle_.erase(it);
+      }
+    }
+    g_->SetState(w, e.ts, s, q);
   }
   if (next > 0) {
     WorkerId w = Find(h, next);
@@ -300,10 +320,42 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
     }
     Name(w, e, NameField::kNextComm);
     g_->SetState(w, e.ts, State::kRunning);
+    RecordCpuTask(e, next, w);
+  } else {
+    RecordCpuTask(e, next, graph::kNoWorker);
   }
   if (c) {
     c->current = next;
     c->block_task = kUnknownTid;
+  }
+}
+
+void KernelModel::RecordCpuTask(const KernelEvent& e, int32_t tid, WorkerId w) {
+  g_->mutable_cpu_timelines().Record(e.host, e.cpu, e.ts,
+                                     tid == 0  ? graph::kIdleTask
+                                     : tid < 0 ? graph::kUnknownTask
+                                               : w);
+}
+
+void KernelModel::OnCpuThrottle(const KernelEvent& e) {
+  ++counters_.cpu_throttles;
+  const WorkerId w = Find(hosts_[e.host], e.tid);
+  if (w == graph::kNoWorker || !g_->alive(w)) return;
+  const std::string_view cgroup = e.Name();
+  auto it = throttle_quals_.find(std::string(cgroup));
+  if (it == throttle_quals_.end())
+    it =
+        throttle_quals_
+            .emplace(std::string(cgroup), g_->Intern(fmt::format("{} ({})", graph::kThrottledPrefix,
+                                                                 cgroup.empty() ? "?" : cgroup)))
+            .first;
+  const State s = g_->open_state(w);
+  if (s == State::kPreempted) {
+    // Switched out already (the throttle record follows its sched_switch).
+    g_->RelabelOpen(w, State::kPreempted, it->second);
+  } else if (s == State::kRunning) {
+    flags_[w] |= kThrottlePending;
+    pending_throttle_[w] = it->second;
   }
 }
 
@@ -565,6 +617,7 @@ void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   c->current = kUnknownTid;
   c->depth = 0;
   c->block_task = kUnknownTid;
+  RecordCpuTask(e, kUnknownTid, graph::kNoWorker);
 }
 
 StringId KernelModel::DevQual(Host& h, int64_t dev, bool throttle) {

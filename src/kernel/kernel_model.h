@@ -16,6 +16,8 @@
 //     was queued (BLOCK_QUEUE "blkio throttle" when the throttle held it), BLOCK_QUEUE
 //     while queued, BLOCK_DEVICE while on the device. A completion in task context (a loop
 //     or dm worker) followed by a wake-up from that task counts the same, without a link.
+//   - every sched_switch also records the CPU's new task in the graph's CPU timelines; a
+//     CFS throttle event labels the thread's runnable wait "throttled by cgroup quota (…)".
 //   - fork links the child's first vertex to the parent (the child is runnable from
 //     there: PREEMPTED "new thread"); statedump names threads and gives
 //     the state of threads not seen yet.
@@ -61,6 +63,7 @@ struct ModelCounters {
   uint64_t unnamed_qualifiers = 0;
   BlockRequestCounters block;      // block requests matched from queue to completion
   uint64_t block_waits_split = 0;  // waits split into queue and device time
+  uint64_t cpu_throttles = 0;  // switch-outs by CFS bandwidth control (cgroup CPU quota)
 };
 
 class KernelModel {
@@ -170,6 +173,9 @@ class KernelModel {
   // Relabels t's open wait, ended at `now` by the completion `b` of a matched request, as
   // its parts before the request was queued, queued, and on the device.
   void SplitBlockWait(uint32_t host, graph::WorkerId t, int64_t now, const BlockDone& b);
+  void OnCpuThrottle(const KernelEvent& e);
+  // The worker now running on (host, cpu) for the CPU timelines: kIdleTask for tid 0.
+  void RecordCpuTask(const KernelEvent& e, int32_t tid, graph::WorkerId w);
   void Push(Cpu* c, Ctx type, graph::StringId q, int32_t softirq_vector = 0);
   void Pop(Cpu* c, Ctx type);
   Cause WakeCause(const KernelEvent& e, Cpu* c, graph::WorkerId target);
@@ -182,7 +188,11 @@ class KernelModel {
   static constexpr uint8_t kExiting = 1;            // sched_process_exit seen
   static constexpr uint8_t kWokenWhileRunning = 2;  // a wake-up raced its switch-out
   static constexpr uint8_t kNamed = 4;              // the worker has a name
+  static constexpr uint8_t kThrottlePending = 8;    // throttled before its switch-out
   std::vector<uint8_t> flags_;                      // per worker
+  // The throttling qualifier of workers flagged kThrottlePending, and one per cgroup.
+  std::unordered_map<graph::WorkerId, graph::StringId> pending_throttle_;
+  std::unordered_map<std::string, graph::StringId> throttle_quals_;
   // Segments in flight: sent and received within microseconds, so the map stays small while
   // a million go through it. Open addressing in one array: a node allocated and freed per
   // segment (std::unordered_map) is a visible cost at that rate, and reusing the nodes

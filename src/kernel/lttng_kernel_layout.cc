@@ -110,6 +110,8 @@ std::vector<LttngEventClass> MakeDeclarations() {
        {"traceparent", str},
        {"b3", str},
        {"uber_trace_id", str}});
+  set(LttngEvent::kSchedCfsThrottle, "sched_cfs_throttle",
+      {{"tid", s32}, {"cgroup_id", FieldKind::kU64}, {"cgroup", str}});
   return d;
 }
 

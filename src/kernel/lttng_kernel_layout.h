@@ -42,8 +42,11 @@ enum class LttngEvent : uint8_t {
   // blkio throttle held the bio until then).
   kBlockRqInsert,
   kBlockBioQueue,
+  // Not an LTTng event: a task switched out by CFS bandwidth control, the cgroup whose CPU
+  // quota ran out (its path in the cpu controller's hierarchy) and that cgroup's id.
+  kSchedCfsThrottle,
 };
-inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kBlockBioQueue) + 1;
+inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kSchedCfsThrottle) + 1;
 
 struct LttngEventClass {
   std::string name;

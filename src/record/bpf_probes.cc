@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <initializer_list>
@@ -209,7 +210,11 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
     }
     s.links.push_back(link);
     std::string section = bpf_program__section_name(prog);
-    probes->attached_.push_back(section.substr(section.find('/') + 1));
+    std::string point = section.substr(section.find('/') + 1);
+    // Two programs share sched_switch (the throttle one): name the tracepoint once.
+    if (std::find(probes->attached_.begin(), probes->attached_.end(), point) ==
+        probes->attached_.end())
+      probes->attached_.push_back(std::move(point));
   }
 
   s.ring = ring_buffer__new(bpf_map__fd(s.skel->maps.events), OnRingRecord, &s, nullptr);

@@ -38,6 +38,7 @@ constexpr std::pair<uint16_t, LttngEvent> kEventOfRecord[] = {
     {CW_HTTP_PARSED, LttngEvent::kHttpMessage},
     {CW_BLOCK_INSERT, LttngEvent::kBlockRqInsert},
     {CW_BIO_QUEUE, LttngEvent::kBlockBioQueue},
+    {CW_CFS_THROTTLE, LttngEvent::kSchedCfsThrottle},
 };
 
 std::string_view Comm(const char (&comm)[CW_COMM_LEN]) {
@@ -89,6 +90,8 @@ size_t ExpectedSize(uint16_t type) {
       return sizeof(cw_syscall);
     case CW_HTTP_PARSED:
       return sizeof(cw_http_parsed);
+    case CW_CFS_THROTTLE:
+      return sizeof(cw_cfs_throttle);
     default:
       return 0;
   }
@@ -312,6 +315,14 @@ void KernelCtfWriter::Write(const RecordSlot& slot) {
           .String(f->uber_trace_id);
       ++http_messages_;
       if (truncated) ++http_truncated_;
+      break;
+    }
+    case CW_CFS_THROTTLE: {
+      const auto& r = slot.As<cw_cfs_throttle>();
+      begin()
+          .S32(r.tid)
+          .U64(r.cgroup_id)
+          .String(cgroup_paths_.Path(r.cgroup_id, CString(r.cgroup)));
       break;
     }
     default:

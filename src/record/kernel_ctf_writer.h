@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "ctf/writer/ctf_writer.h"
+#include "record/cgroup_paths.h"
 #include "record/http_message.h"
 #include "record/record_buffer.h"
 
@@ -63,6 +64,7 @@ class KernelCtfWriter {
   std::vector<uint64_t> lost_;
   uint64_t clamped_ = 0;
   uint64_t unknown_ = 0;
+  CgroupPaths cgroup_paths_;  // names the cgroups of cw_cfs_throttle records
 };
 
 // Text form of an address from a cw_net record ("10.0.0.1", "::1").

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "graph/cpu_holders.h"
+#include "report/cpu_wait_format.h"
+
 namespace causeway::report {
 
 using graph::ExecutionGraph;
@@ -48,6 +51,14 @@ namespace {
 std::string Percent(int64_t part, int64_t total) {
   return total > 0 ? fmt::format("{:5.1f}%", 100.0 * part / total) : "    -";
 }
+
+// The PREEMPTED segments' waits summed over the path.
+graph::CpuWaitSummary PathCpuWait(const ExecutionGraph& g, const graph::CriticalPath& path) {
+  graph::CpuWaitSum sum(g);
+  for (const auto& s : path.segments)
+    if (s.state == State::kPreempted) sum.Add(s.worker, s.start, s.end);
+  return sum.Take(3);
+}
 }  // namespace
 
 nlohmann::json CriticalPathJson(const ExecutionGraph& g, const graph::CriticalPath& path,
@@ -65,6 +76,11 @@ nlohmann::json CriticalPathJson(const ExecutionGraph& g, const graph::CriticalPa
     x["duration_ns"] = s.end - s.start;
     x["state"] = graph::StateName(s.state);
     x["qualifier"] = g.str(s.qualifier);
+    if (s.state == State::kPreempted) {
+      const graph::CpuWait wait = graph::WhoHeldTheCpu(g, s.worker, s.start, s.end);
+      if (wait.cpu >= 0) x["cpu"] = wait.cpu;
+      x["held_by"] = CpuHoldersJson(g, wait.holders);
+    }
     segs.push_back(std::move(x));
   }
   j["segments"] = std::move(segs);
@@ -86,6 +102,8 @@ nlohmann::json CriticalPathJson(const ExecutionGraph& g, const graph::CriticalPa
   j["summary"] = {{"total_ns", summary.total},
                   {"by_state", StatesJson(summary.by_state)},
                   {"by_thread", std::move(by_thread)}};
+  if (summary.by_state[static_cast<int>(State::kPreempted)])
+    j["summary"]["cpu_wait"] = CpuWaitSummaryJson(g, PathCpuWait(g, path));
   return j;
 }
 
@@ -99,10 +117,19 @@ std::string CriticalPathText(const ExecutionGraph& g, const graph::CriticalPath&
                  FormatDuration(path.end - path.begin), path.segments.size(), path.links.size());
   fmt::format_to(std::back_inserter(out), "{:<21} {:>12}  {:<12} {:<32} {}\n", "START", "DURATION",
                  "STATE", "THREAD", "QUALIFIER");
-  for (const auto& s : path.segments)
+  const WorkerLabel label = [&g](graph::WorkerId w) { return ThreadLabel(g, w); };
+  for (const auto& s : path.segments) {
+    std::string qualifier(g.str(s.qualifier));
+    if (s.state == State::kPreempted) {
+      // Who had the CPU meanwhile: computed here, for the segments shown only.
+      const std::string held =
+          CpuWaitText(graph::WhoHeldTheCpu(g, s.worker, s.start, s.end), label);
+      if (!held.empty()) qualifier += (qualifier.empty() ? "" : "; ") + held;
+    }
     fmt::format_to(std::back_inserter(out), "{:<21} {:>12}  {:<12} {:<32} {}\n",
                    FormatTimestamp(s.start), FormatDuration(s.end - s.start),
-                   graph::StateName(s.state), ThreadLabel(g, s.worker), g.str(s.qualifier));
+                   graph::StateName(s.state), ThreadLabel(g, s.worker), qualifier);
+  }
   if (!path.links.empty()) {
     out += "\nLinks (the signal that ended a wait)\n";
     for (const auto& l : path.links)
@@ -115,6 +142,9 @@ std::string CriticalPathText(const ExecutionGraph& g, const graph::CriticalPath&
       fmt::format_to(std::back_inserter(out), "  {:<12} {:>12}  {}\n",
                      graph::StateName(static_cast<State>(s)), FormatDuration(summary.by_state[s]),
                      Percent(summary.by_state[s], summary.total));
+  if (summary.by_state[static_cast<int>(State::kPreempted)])
+    fmt::format_to(std::back_inserter(out), "\nPREEMPTED: {}\n",
+                   CpuWaitSummaryText(g, PathCpuWait(g, path), label));
   out += "\nSummary by thread\n";
   for (const auto& t : summary.by_thread)
     fmt::format_to(std::back_inserter(out), "  {:<32} {:>12}  {}\n", ThreadLabel(g, t.worker),

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "report/cpu_wait_format.h"
+
 namespace causeway::report {
 
 using requests::Cause;
@@ -37,7 +39,12 @@ std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSe
       return out;
     }
     case Cause::kPreempted:
-      return fmt::format("preempted: waiting for a CPU{} ({:.0f}%)", on, share);
+      // "throttled by cgroup quota (/demo) 80.000 ms; CPU held by idle 78.000 ms", or
+      // "waiting for a CPU held by tid 12 (stress) 94.600 ms".
+      return fmt::format(
+          "preempted: {}{} ({:.0f}%)",
+          CpuWaitSummaryText(g, r.cpu_wait, [&](graph::WorkerId w) { return a.ThreadLabel(g, w); }),
+          on, share);
     case Cause::kWaitingForThread:
       return fmt::format("waiting for a thread serving no request{} ({:.0f}%)", on, share);
     case Cause::kNetwork:

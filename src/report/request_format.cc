@@ -9,6 +9,7 @@
 #include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "report/cpu_wait_format.h"
 #include "report/critpath_format.h"
 #include "report/json_writer.h"
 #include "report/request_diagnosis.h"
@@ -113,6 +114,10 @@ void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, cons
   }
   out->append("},\"by_cause\":");
   AppendCauses(out, r.by_cause);
+  if (r.cpu_wait.ns > 0) {
+    out->append(",\"cpu_wait\":");
+    out->append(CpuWaitSummaryJson(g, r.cpu_wait).dump());
+  }
   out->append(",\"diagnosis\":");
   AppendJsonString(out, RequestDiagnosis(g, s, a, r));
   out->append(",\"dominant_cause\":");
@@ -326,6 +331,12 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
       cause += fmt::format(" {} ({})", spans::TraceIdHex(x.trace).substr(0, 8),
                            *s.spans[x.root].operation);
     }
+    if (p.state == graph::State::kPreempted && p.worker != graph::kNoWorker) {
+      const graph::CpuWait wait = graph::WhoHeldTheCpu(g, p.worker, p.start, p.end);
+      if (wait.throttled != 0) cause += fmt::format(" {}", g.str(wait.throttled));
+      const std::string held = CpuWaitText(wait, [&](graph::WorkerId w) { return Who(g, a, w); });
+      if (!held.empty()) cause += fmt::format(" ({})", held);
+    }
     out += fmt::format("{:>12} {:>12}  {:<34} {:<13} {}\n", "+" + FormatDuration(p.start - r.start),
                        FormatDuration(p.end - p.start), Who(g, a, p.worker),
                        graph::StateName(p.state), cause);
@@ -365,6 +376,12 @@ nlohmann::json RequestJson(const graph::ExecutionGraph& g, const spans::SpanSet&
         {"thread",
          p.worker == graph::kNoWorker ? nlohmann::json() : ThreadWithService(g, a, p.worker)}};
     if (p.other_request >= 0) x["request"] = spans::TraceIdHex(a.requests[p.other_request].trace);
+    if (p.state == graph::State::kPreempted && p.worker != graph::kNoWorker) {
+      const graph::CpuWait wait = graph::WhoHeldTheCpu(g, p.worker, p.start, p.end);
+      if (wait.cpu >= 0) x["cpu"] = wait.cpu;
+      x["held_by"] = CpuHoldersJson(g, wait.holders);
+      if (wait.throttled != 0) x["throttled_by"] = g.str(wait.throttled);
+    }
     path.push_back(std::move(x));
   }
   j["path"] = path;

@@ -421,6 +421,14 @@ void Analyzer::SumUp(Request& r) {
   }
   r.by_request = by_request_.Take();
   r.by_thread = by_thread_.Take();
+  // Who held the CPU: looked up for this request's waits only, a few binary searches each.
+  if (r.by_cause[static_cast<int>(Cause::kPreempted)] > 0) {
+    graph::CpuWaitSum cpu(g_);
+    for (const Piece& p : path_)
+      if (p.cause == Cause::kPreempted && p.worker != graph::kNoWorker)
+        cpu.Add(p.worker, p.start, p.end);
+    r.cpu_wait = cpu.Take();
+  }
   // The dominant cause: the largest one besides the request's own running time, unless
   // running is most of the latency.
   const int64_t total = std::max<int64_t>(1, r.latency());

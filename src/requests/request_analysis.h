@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "graph/cpu_holders.h"
 #include "graph/critical_path.h"
 #include "graph/execution_graph.h"
 #include "graph/merged_paths.h"
@@ -58,6 +59,9 @@ struct Request {
   Cause dominant = Cause::kUnknown;
   graph::WorkerId dominant_thread = graph::kNoWorker;
   int32_t dominant_request = -1;
+  // Its waits for a CPU (pieces of cause kPreempted): who held the CPU, and how much was
+  // throttling by a cgroup's quota.
+  graph::CpuWaitSummary cpu_wait;
   int64_t latency() const { return end - start; }
 };
 

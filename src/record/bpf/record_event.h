@@ -40,6 +40,9 @@ enum cw_type {
   CW_LOST = 101,
   /* Made by user space from a CW_HTTP record: its parsed fields (cw_http_parsed). */
   CW_HTTP_PARSED = 102,
+  /* A task switched out by CFS bandwidth control (cw_cfs_throttle); numbered apart from the
+   * other kernel-side records, which grow from 1. */
+  CW_CFS_THROTTLE = 40,
 };
 
 #define CW_COMM_LEN 16
@@ -218,6 +221,18 @@ struct cw_http_parsed {
   __u8 family;
   __u8 truncated; /* the header block does not end within the captured bytes */
   __u8 pad[7];
+};
+
+/* A task switched out while runnable because its cgroup (or an ancestor) ran out of CPU
+ * quota (CFS bandwidth control): the cgroup that has the quota, by its kernfs id (the
+ * inode number of its directory in the cpu controller's hierarchy) and its name. */
+#define CW_CGROUP_NAME_LEN 64
+struct cw_cfs_throttle {
+  struct cw_header h;
+  __u64 cgroup_id;
+  __s32 tid;
+  __u32 pad;
+  char cgroup[CW_CGROUP_NAME_LEN];
 };
 
 #endif /* CAUSEWAY_RECORD_BPF_RECORD_EVENT_H_ */

@@ -633,3 +633,46 @@ int BPF_PROG(on_sock_recv_length, struct sock *sk, int ret, int flags) {
   if (buf) http_record(sk, buf, len, (__u64)ret, CW_HTTP_RECEIVED);
   return 0;
 }
+
+/* CFS bandwidth control: is `p`, being switched out while runnable, kept off the CPU by a
+ * cgroup's CPU quota? Kernels with task-based throttling (6.18+) mark the task itself
+ * (task_struct.throttled) before its last switch-out; older ones throttle the whole group
+ * queue, which counts its throttled ancestors in throttle_count. */
+static __always_inline bool cfs_throttled(struct task_struct *p) {
+  if (bpf_core_field_exists(struct task_struct, throttled)) return BPF_CORE_READ(p, throttled);
+  if (bpf_core_field_exists(struct cfs_rq, throttle_count))
+    return BPF_CORE_READ(p, se.cfs_rq, throttle_count) > 0;
+  return false;
+}
+
+/* The nearest task group, from the task's own up, that has a CPU quota: the one whose
+ * quota ran out (when several have one, the nearest names it well enough). */
+static __always_inline struct task_group *quota_group(struct task_struct *p) {
+  struct task_group *tg = BPF_CORE_READ(p, sched_task_group);
+  struct task_group *own = tg;
+  for (int i = 0; i < 8 && tg; i++) { /* a bounded loop: the verifier walks it */
+    if (BPF_CORE_READ(tg, cfs_bandwidth.quota) != ~0ULL) return tg;
+    tg = BPF_CORE_READ(tg, parent);
+  }
+  return own;
+}
+
+/* A second program on sched_switch, so that the common one stays as it is: it writes a
+ * record only for a throttled switch-out, a few per throttled period. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_sched_switch_throttle, bool preempt, struct task_struct *prev,
+             struct task_struct *next, unsigned int prev_state) {
+  if (prev_state != 0 || !cfs_throttled(prev)) return 0; /* runnable switch-outs only */
+  struct cw_cfs_throttle *r = reserve(sizeof(*r), CW_CFS_THROTTLE);
+  if (!r) return 0;
+  struct task_group *tg = quota_group(prev);
+  struct kernfs_node *kn = BPF_CORE_READ(tg, css.cgroup, kn);
+  r->cgroup_id = BPF_CORE_READ(kn, id);
+  const char *name = BPF_CORE_READ(kn, name);
+  if (!name || bpf_probe_read_kernel_str(r->cgroup, sizeof(r->cgroup), name) < 0)
+    r->cgroup[0] = 0;
+  r->tid = BPF_CORE_READ(prev, pid);
+  r->pad = 0;
+  submit(r);
+  return 0;
+}
