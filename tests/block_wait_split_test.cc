@@ -53,7 +53,12 @@ class BlockTrace {
     k_.Begin(cpu, e, kBase + t).U32(dev).U64(sector).U32(8).U32(4096).S32(tid).U32(1).Chars16("t");
   }
   void Complete(uint32_t cpu, int64_t t, uint32_t dev, uint64_t sector) {
-    k_.Begin(cpu, LttngEvent::kBlockRqComplete, kBase + t).U32(dev).U64(sector).U32(8).S32(0).U32(1);
+    k_.Begin(cpu, LttngEvent::kBlockRqComplete, kBase + t)
+        .U32(dev)
+        .U64(sector)
+        .U32(8)
+        .S32(0)
+        .U32(1);
   }
   void Irq(uint32_t cpu, int64_t t, bool entry) {
     if (entry)
@@ -141,9 +146,10 @@ TEST(BlockWaitSplitTest, WaitsSplitIntoBeforeQueuedQueuedAndOnTheDevice) {
             "3@2000-2100 BLOCK_QUEUE(disk 8:0) | 3@2100-2201 BLOCK_DEVICE(disk 8:0) | "
             "3@2201-2210 PREEMPTED | 3@2210-4000 RUNNING");
   // No link to the loop worker: its work is the device's time.
-  EXPECT_EQ(testing::PathString(g, Thread(g, 4), INT64_MIN, INT64_MAX, kBase),
-            "4@0-40 RUNNING | 4@40-3000 BLOCK_QUEUE(disk 7:0) | 4@3000-3501 BLOCK_DEVICE(disk 7:0) | "
-            "4@3501-3510 PREEMPTED | 4@3510-4000 RUNNING");
+  EXPECT_EQ(
+      testing::PathString(g, Thread(g, 4), INT64_MIN, INT64_MAX, kBase),
+      "4@0-40 RUNNING | 4@40-3000 BLOCK_QUEUE(disk 7:0) | 4@3000-3501 BLOCK_DEVICE(disk 7:0) | "
+      "4@3501-3510 PREEMPTED | 4@3510-4000 RUNNING");
   EXPECT_EQ((*a)->counters.block.matched, 4u);
   EXPECT_EQ((*a)->counters.block.unmatched, 0u);
   EXPECT_EQ((*a)->counters.block_waits_split, 4u);
@@ -168,7 +174,8 @@ TEST(BlockWaitSplitTest, WaitsSplitIntoBeforeQueuedQueuedAndOnTheDevice) {
   EXPECT_EQ(j["threads"][1]["tid"], 2);
   EXPECT_EQ(j["counters"]["block_waits_split"], 4);
   EXPECT_EQ(j["counters"]["block_requests_matched"], 4);
-  const testing::CommandResult path = testing::RunCli("critpath '" + tmp.path() + "' --tid 2", &err);
+  const testing::CommandResult path =
+      testing::RunCli("critpath '" + tmp.path() + "' --tid 2", &err);
   ASSERT_EQ(path.exit_code, 0) << err;
   EXPECT_NE(path.out.find("BLOCK_QUEUE  "), std::string::npos) << path.out;
   EXPECT_NE(path.out.find("blkio throttle, disk 8:0"), std::string::npos) << path.out;
@@ -226,12 +233,9 @@ TEST(BlockWaitSplitTest, PerfLayoutBlockEventsSplitTheWait) {
                                                     {"pid", FieldKind::kS32},
                                                     {"prio", FieldKind::kS32},
                                                     {"target_cpu", FieldKind::kS32}}));
-  const std::vector<ctf::FieldSpec> rq = {{"dev", FieldKind::kU32},
-                                          {"sector", FieldKind::kU64},
-                                          {"nr_sector", FieldKind::kU32},
-                                          {"bytes", FieldKind::kU32},
-                                          {"rwbs", FieldKind::kString},
-                                          {"comm", FieldKind::kString}};
+  const std::vector<ctf::FieldSpec> rq = {
+      {"dev", FieldKind::kU32},   {"sector", FieldKind::kU64},  {"nr_sector", FieldKind::kU32},
+      {"bytes", FieldKind::kU32}, {"rwbs", FieldKind::kString}, {"comm", FieldKind::kString}};
   const uint32_t insert = *cw.AddEventClass("block:block_rq_insert", with(rq));
   const uint32_t issue = *cw.AddEventClass("block:block_rq_issue", with(rq));
   const uint32_t complete =

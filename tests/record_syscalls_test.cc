@@ -57,7 +57,7 @@ TEST(RecordSyscallsTest, RecorderLeavesOutItsOwnCallsNamesThemAndSleeps) {
   const std::string out = tmp.path() + "/out";
   // The recorder is started here, not through a shell, so that its pid and its CPU time
   // are its own.
-  std::vector<std::string> args = {CAUSEWAY_CLI, "record", "-o",    dir,   "--syscalls",
+  std::vector<std::string> args = {CAUSEWAY_CLI, "record", "-o", dir,     "--syscalls",
                                    "--format",   "json",   "--", "sleep", "3"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -81,7 +81,8 @@ TEST(RecordSyscallsTest, RecorderLeavesOutItsOwnCallsNamesThemAndSleeps) {
   const auto t0 = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   const double cpu1 = CpuSeconds(recorder);
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   int status = 0;
   rusage usage{};
@@ -137,7 +138,8 @@ TEST(RecordSyscallsTest, RecorderLeavesOutItsOwnCallsNamesThemAndSleeps) {
     ADD_FAILURE() << "babeltrace2 is not installed (scripts/setup.sh installs it)";
     return;
   }
-  auto bt = RunCommand("babeltrace2 " + dir + "/kernel | grep -c '( \"execve\" : container = 59 )'");
+  auto bt =
+      RunCommand("babeltrace2 " + dir + "/kernel | grep -c '( \"execve\" : container = 59 )'");
   EXPECT_GT(std::atoi(bt.out.c_str()), 0) << "babeltrace2 does not show the syscall's name";
 }
 

@@ -34,9 +34,9 @@ enum class Kind : uint8_t {
   // A block request entering the block layer (block_bio_queue, block_rq_insert): dev,
   // sector, tid = the issuing task, block_reason.
   kBlockQueue,
-  kBlockIssue,  // handed to the device driver (block_rq_issue): dev, sector, tid
-  kCpuThrottle,    // tid switched out (or about to be) by CFS bandwidth control;
-                   // Name() = the cgroup whose quota ran out
+  kBlockIssue,   // handed to the device driver (block_rq_issue): dev, sector, tid
+  kCpuThrottle,  // tid switched out (or about to be) by CFS bandwidth control;
+                 // Name() = the cgroup whose quota ran out
 };
 
 // Why a request waited before reaching the block layer, when the trace says (kBlockQueue).

@@ -63,7 +63,7 @@ struct ModelCounters {
   uint64_t unnamed_qualifiers = 0;
   BlockRequestCounters block;      // block requests matched from queue to completion
   uint64_t block_waits_split = 0;  // waits split into queue and device time
-  uint64_t cpu_throttles = 0;  // switch-outs by CFS bandwidth control (cgroup CPU quota)
+  uint64_t cpu_throttles = 0;      // switch-outs by CFS bandwidth control (cgroup CPU quota)
 };
 
 class KernelModel {
