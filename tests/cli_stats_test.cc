@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ctf/writer/ctf_writer.h"
 #include "support/test_util.h"
 
 namespace causeway::testing {
@@ -74,6 +75,26 @@ TEST(CliStatsTest, ThreadsMustBeAtLeastOne) {
   const CommandResult r = RunCli("stats '" + TestTrace("lttng/memory") + "' --threads 0", &err);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(err.find("--threads"), std::string::npos) << err;
+}
+
+// A recorder killed before its first packet reached the disk leaves metadata and empty
+// stream files: `Events: 0` alone reads like a quiet machine, so stats warns.
+TEST(CliStatsTest, EmptyTraceIsReadWithAWarning) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/kernel";
+  {
+    auto w = ctf::CtfWriter::Create(dir, ctf::TraceOptions{});
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE((*w)->AddEventClass("sched_switch", {{"x", ctf::FieldKind::kU32}}).ok());
+    ASSERT_TRUE((*w)->WriteMetadata().ok());
+  }
+  for (const char* format : {"text", "json"}) {
+    std::string err;
+    const CommandResult r = RunCli("stats '" + dir + "' --format " + format, &err);
+    EXPECT_EQ(r.exit_code, 0) << err;
+    EXPECT_NE(err.find("warning: the trace holds no events"), std::string::npos)
+        << format << ": " << err;
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,24 +186,215 @@ TEST(RecordCliTest, UnusableOutputDirectory) {
   EXPECT_NE(err.find("is not empty"), std::string::npos) << err;
 }
 
-TEST(RecordCliTest, FullDiskStopsWithTheFileAndTheError) {
+TEST(RecordCliTest, FullDiskCutsBackToWholePacketsAndGoesOn) {
   SKIP_UNLESS_RECORDING_WORKS();
   if (!testing::HaveProgram("unshare")) GTEST_SKIP() << "Skipped: unshare (util-linux) missing";
+  if (!testing::HaveProgram("babeltrace2")) GTEST_SKIP() << "Skipped: babeltrace2 missing";
   TempDir tmp;
-  // A 300 KB tmpfs in a private mount namespace: full after the first packets, and gone
-  // with the namespace when the command ends.
+  // A 600 KB tmpfs in a private mount namespace: full after the first packets, and gone
+  // with the namespace when the command ends. The trace is read inside it (where the
+  // tmpfs is), each reader's exit code and output kept outside.
   const std::string mnt = tmp.path() + "/tiny";
+  const std::string t = tmp.path() + "/";
   fs::create_directories(mnt);
-  auto r = RunCommand(
-      "unshare -m sh -c 'mount -t tmpfs -o size=300k tmpfs " + mnt + " && " + CAUSEWAY_CLI +
-          " record -o " + mnt + "/rec --buffer-size 1M --duration 30 -- " +
-          "sh -c \"i=0; while [ \\$i -lt 3000 ]; do i=\\$((i+1)); /bin/true; done\"'",
-      tmp.path() + "/err");
-  const std::string err = ReadFile(tmp.path() + "/err");
-  EXPECT_EQ(r.exit_code, 1) << err;
+  const std::string rec = mnt + "/rec";
+  const std::string cli = CAUSEWAY_CLI;
+  const std::string script =
+      "mount -t tmpfs -o size=600k tmpfs " + mnt + " || exit 99; " + cli + " record -o " + rec +
+      " --buffer-size 1M --duration 30 -- sh -c \"i=0; while [ \\$i -lt 3000 ]; do "
+      "i=\\$((i+1)); /bin/true; done\" >" +
+      t + "rec.out 2>" + t + "rec.err; echo $? >" + t + "rec.rc; " + cli + " stats " + rec +
+      " --format json >" + t + "stats.out 2>" + t + "stats.err; echo $? >" + t + "stats.rc; " +
+      cli + " threads " + rec + " >" + t + "threads.out 2>" + t + "threads.err; echo $? >" + t +
+      "threads.rc; " + cli + " critpath " + rec + " --tid 1 >/dev/null 2>" + t +
+      "critpath.err; echo $? >" + t + "critpath.rc; babeltrace2 " + rec + "/kernel >/dev/null 2>" +
+      t + "bt.err; echo $? >" + t + "bt.rc";
+  auto r =
+      RunCommand("unshare -m --propagation private sh -c '" + script + "'", tmp.path() + "/err");
+  ASSERT_EQ(r.exit_code, 0) << ReadFile(tmp.path() + "/err");
+  const std::string err = ReadFile(t + "rec.err");
+  const std::string out = ReadFile(t + "rec.out");
+  EXPECT_EQ(ReadFile(t + "rec.rc"), "1\n") << "events were lost: " << err;
   EXPECT_NE(err.find("No space left on device"), std::string::npos) << err;
-  EXPECT_NE(err.find("file=" + mnt + "/rec/kernel/channel0_"), std::string::npos) << err;
+  EXPECT_NE(err.find("file=" + rec + "/kernel/channel0_"), std::string::npos) << err;
+  EXPECT_NE(err.find("recording goes on"), std::string::npos) << err;
+  EXPECT_NE(out.find("lost to write errors"), std::string::npos) << out;
+  EXPECT_NE(out.find("(command exited)"), std::string::npos) << "it went on to the end: " << out;
+  // Every reader reads what fitted.
+  EXPECT_EQ(ReadFile(t + "stats.rc"), "0\n") << ReadFile(t + "stats.err");
+  EXPECT_GT(nlohmann::json::parse(ReadFile(t + "stats.out"))["events"].get<int64_t>(), 0);
+  EXPECT_EQ(ReadFile(t + "threads.rc"), "0\n") << ReadFile(t + "threads.err");
+  EXPECT_EQ(ReadFile(t + "critpath.rc"), "0\n") << ReadFile(t + "critpath.err");
+  EXPECT_EQ(ReadFile(t + "bt.rc"), "0\n") << ReadFile(t + "bt.err");
   EXPECT_EQ(RunCommand("grep -c ' " + mnt + " ' /proc/mounts").out, "0\n");
+}
+
+// Killed with SIGKILL two seconds in, before any packet filled: the partial packets the
+// recorder puts on disk every second hold the events, and the command does not outlive it.
+TEST(RecordCliTest, KilledEarlyRecorderLeavesItsEventsAndNoCommand) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  const std::string out = tmp.path() + "/rec";
+  pid_t child = -1;
+  {
+    Background rec({"record", "-o", out, "--duration", "60", "--", "sleep", "60"},
+                   tmp.path() + "/rec");
+    ASSERT_TRUE(WaitFor(out + "/control.sock")) << rec.err();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+    const std::string children = ReadFile("/proc/" + std::to_string(rec.pid()) + "/task/" +
+                                          std::to_string(rec.pid()) + "/children");
+    ASSERT_FALSE(children.empty()) << "the command runs";
+    child = std::stoi(children);
+    ::kill(rec.pid(), SIGKILL);
+    EXPECT_EQ(rec.Wait(), 128 + SIGKILL);
+  }
+  // The kernel kills the orphaned command (PR_SET_PDEATHSIG); init reaps it when it can.
+  auto running = [](pid_t pid) {
+    const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+    const size_t paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (running(child) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(running(child)) << "sleep " << child << " outlived the recorder";
+  std::string err;
+  auto stats = RunCli("stats " + out + " --format json", &err);
+  ASSERT_EQ(stats.exit_code, 0) << err;
+  const auto j = nlohmann::json::parse(stats.out);
+  EXPECT_GT(j["events"].get<int64_t>(), 100) << "the statedump at least";
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
+  EXPECT_EQ(RunCommand("babeltrace2 " + out + "/kernel >/dev/null").exit_code, 0);
+}
+
+// Ctrl-C on `record -- sleep 5`: the command gets SIGINT too (the terminal sends it to
+// both; here only the recorder gets it and passes it on), is reaped, the socket goes, and
+// the recorder exits 128 + SIGINT, as a shell reports an interrupted command.
+TEST(RecordCliTest, InterruptedCommandGetsTheSignalAndTheExitCodeSaysSo) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  const std::string out = tmp.path() + "/rec";
+  Background rec({"record", "-o", out, "--format", "json", "--", "sleep", "5"},
+                 tmp.path() + "/rec");
+  ASSERT_TRUE(WaitFor(out + "/control.sock")) << rec.err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::kill(rec.pid(), SIGINT);
+  EXPECT_EQ(rec.Wait(10), 128 + SIGINT) << rec.err();
+  const auto sum = nlohmann::json::parse(rec.out());
+  EXPECT_EQ(sum["command_exit"], 128 + SIGINT) << "sleep got SIGINT, not SIGTERM";
+  EXPECT_EQ(sum["stop_reason"], "signal 2");
+  EXPECT_FALSE(fs::exists(out + "/control.sock"));
+  // Without a command, a signal is how a recording ends: exit 0 (SnapshotsOnRequest...).
+}
+
+// umask 000, as a careless shell may have: the recording stays its user's (0700 folders,
+// 0600 files, a 0600 control socket); --mode widens it on purpose.
+TEST(RecordCliTest, RecordingIsPrivateWhateverTheUmask) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  auto mode_of = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  const std::string out = tmp.path() + "/rec";
+  const mode_t old_umask = ::umask(0);
+  Background rec({"record", "-o", out, "--snapshot", "--snapshot-size", "1M", "--duration", "60"},
+                 tmp.path() + "/rec");
+  ::umask(old_umask);
+  ASSERT_TRUE(WaitFor(out + "/control.sock")) << rec.err();
+  EXPECT_EQ(mode_of(out + "/control.sock"), 0600u);
+  EXPECT_EQ(mode_of(out), 0700u);
+  std::string err;
+  ASSERT_EQ(RunCli("snapshot " + out, &err).exit_code, 0) << err;
+  ::kill(rec.pid(), SIGTERM);
+  ASSERT_EQ(rec.Wait(), 0) << rec.err();
+  for (const auto& e : fs::recursive_directory_iterator(out))
+    EXPECT_EQ(mode_of(e.path()), e.is_directory() ? 0700u : 0600u) << e.path();
+
+  auto wide = RunCli("record -o " + tmp.path() + "/wide --mode 0755 --duration 0.3", &err);
+  ASSERT_EQ(wide.exit_code, 0) << err;
+  EXPECT_EQ(mode_of(tmp.path() + "/wide"), 0755u);
+  EXPECT_EQ(mode_of(tmp.path() + "/wide/kernel"), 0755u);
+  EXPECT_EQ(mode_of(tmp.path() + "/wide/kernel/metadata"), 0644u);
+  auto bad = RunCli("record -o " + tmp.path() + "/bad --mode 0055 --duration 0.3", &err);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(err.find("--mode '0055'"), std::string::npos) << err;
+}
+
+// Another local user (nobody) tries to make root write elsewhere: through a directory of
+// theirs (refused), or by planting a link in an open directory of root's (which the
+// recorder closes to 0700 before anything is written).
+TEST(RecordCliTest, AnotherUserCannotRedirectTheRecording) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  fs::permissions(tmp.path(), fs::perms::all);
+  const std::string elsewhere = tmp.path() + "/elsewhere";
+  fs::create_directories(elsewhere);
+  fs::permissions(elsewhere, fs::perms::all);
+  const std::string theirs = tmp.path() + "/theirs";
+  fs::create_directories(theirs);
+  ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+  std::string err;
+  auto refused = RunCli("record -o " + theirs + " --duration 0.3", &err);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(err.find("belongs to another user (uid 65534)"), std::string::npos) << err;
+  EXPECT_TRUE(fs::is_empty(theirs));
+
+  const std::string open = tmp.path() + "/open";
+  fs::create_directories(open);
+  fs::permissions(open, fs::perms::all);  // root's, but anyone may create in it
+  Background rec({"record", "-o", open, "--snapshot", "--snapshot-size", "1M", "--duration", "60"},
+                 tmp.path() + "/rec");
+  ASSERT_TRUE(WaitFor(open + "/control.sock")) << rec.err();
+  // nobody plants snapshot-1 -> elsewhere.
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
+    ::_exit(::symlink(elsewhere.c_str(), (open + "/snapshot-1").c_str()) == 0 ? 0 : errno);
+  }
+  int ws = 0;
+  ASSERT_EQ(::waitpid(pid, &ws, 0), pid);
+  ASSERT_TRUE(WIFEXITED(ws));
+  EXPECT_EQ(WEXITSTATUS(ws), EACCES) << "nobody could plant a link in the recording";
+  auto snap = RunCli("snapshot " + open, &err);
+  EXPECT_EQ(snap.exit_code, 0) << err;
+  EXPECT_EQ(snap.out, open + "/snapshot-1/kernel\n");
+  EXPECT_FALSE(fs::is_symlink(open + "/snapshot-1"));
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  ::kill(rec.pid(), SIGTERM);
+  EXPECT_EQ(rec.Wait(), 0) << rec.err();
+}
+
+// A snapshot folder that exists (made by hand, or a link) is skipped: the snapshot takes
+// the next number, the recorder says so and goes on with its ring.
+TEST(RecordCliTest, TakenSnapshotFolderTakesTheNextNumber) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  const std::string out = tmp.path() + "/rec";
+  const std::string elsewhere = tmp.path() + "/elsewhere";
+  fs::create_directories(elsewhere);
+  Background rec({"record", "-o", out, "--snapshot", "--snapshot-size", "1M", "--duration", "60",
+                  "--format", "json"},
+                 tmp.path() + "/rec");
+  ASSERT_TRUE(WaitFor(out + "/control.sock")) << rec.err();
+  fs::create_directories(out + "/snapshot-1");
+  fs::create_directory_symlink(elsewhere, out + "/snapshot-2");
+  std::string err;
+  auto snap = RunCli("snapshot " + out, &err);
+  ASSERT_EQ(snap.exit_code, 0) << err;
+  EXPECT_EQ(snap.out, out + "/snapshot-3/kernel\n");
+  auto again = RunCli("snapshot " + out, &err);
+  ASSERT_EQ(again.exit_code, 0) << err << rec.err();
+  EXPECT_EQ(again.out, out + "/snapshot-4/kernel\n");
+  EXPECT_TRUE(fs::is_empty(elsewhere));
+  EXPECT_TRUE(fs::is_empty(out + "/snapshot-1"));
+  ::kill(rec.pid(), SIGTERM);
+  ASSERT_EQ(rec.Wait(), 0) << rec.err();
+  EXPECT_NE(rec.err().find(out + "/snapshot-1 exists already"), std::string::npos) << rec.err();
+  EXPECT_NE(rec.err().find(out + "/snapshot-2 exists already"), std::string::npos) << rec.err();
+  EXPECT_EQ(nlohmann::json::parse(rec.out())["snapshots"].size(), 2u);
 }
 
 TEST(RecordCliTest, KilledRecorderLeavesNoProbesAndAReadableTrace) {

@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -51,6 +52,24 @@ size_t ParseSize(const std::string& s, const char* flag) {
   return static_cast<size_t>(v) * mult;
 }
 
+// "0750" -> 0750: directory permission bits the owner can use (rwx for the owner).
+std::optional<uint32_t> ParseMode(const std::string& s) {
+  if (s.empty() || s.size() > 4 || s.find_first_not_of("01234567") != std::string::npos)
+    return std::nullopt;
+  const uint32_t mode = static_cast<uint32_t>(std::stoul(s, nullptr, 8));
+  if ((mode & 0700) != 0700) return std::nullopt;
+  return mode;
+}
+
+// 0: the recording ended normally; the command's status when it ended by itself; 128 +
+// the signal when a signal cut the command short; 1 when a write error lost events.
+int ExitCode(const record::RecordSummary& sum, bool has_command) {
+  if (has_command && sum.stop_signal > 0) return 128 + sum.stop_signal;
+  if (sum.write_lost_events > 0 || !sum.snapshot_errors.empty()) return 1;
+  if (sum.command_exit > 0) return sum.command_exit;
+  return 0;
+}
+
 }  // namespace
 
 Runner RegisterRecord(CLI::App& app) {
@@ -72,6 +91,7 @@ Runner RegisterRecord(CLI::App& app) {
     std::string snapshot_size = "64M";
     std::string trigger;
     std::string format = "text";
+    std::string mode = "0700";
     bool no_http = false;
   };
   auto o = std::make_shared<Opts>();
@@ -101,6 +121,11 @@ Runner RegisterRecord(CLI::App& app) {
   cmd->add_option("--trigger-latency", o->trigger,
                   "With --snapshot: programs using causeway-client request a snapshot when a "
                   "span is slower than this (e.g. 50ms, 2s, 500us)");
+  cmd->add_option("--mode", o->mode,
+                  "Permissions of the recording's directories, in octal (default 0700: only "
+                  "you; its files get the same bits without execute, 0600). A recording holds "
+                  "command lines, addresses and URLs: widen it on purpose, e.g. --mode 0750 "
+                  "for your group or 0755 for everyone");
   cmd->add_option("--format", o->format, "Summary format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("command", o->r.command, "Command to run while recording (after --)");
@@ -108,6 +133,15 @@ Runner RegisterRecord(CLI::App& app) {
   return [o]() -> int {
     record::RecordOptions opts = o->r;
     opts.http = !o->no_http;
+    if (auto mode = ParseMode(o->mode)) {
+      opts.mode = *mode;
+    } else {
+      std::fprintf(stderr,
+                   "causeway record: --mode '%s' is not a directory mode in octal that lets you "
+                   "in (examples: 0700, 0750, 0755)\n",
+                   o->mode.c_str());
+      return 2;
+    }
     try {
       opts.ring_bytes = ParseSize(o->ring, "--buffer-size");
       opts.snapshot_bytes_per_cpu = ParseSize(o->snapshot_size, "--snapshot-size");
@@ -172,6 +206,13 @@ Runner RegisterRecord(CLI::App& app) {
                             {"not_http", sum->http_not_http}}},
                           {"seconds", sum->seconds},
                           {"stop_reason", sum->stop_reason},
+                          {"write_errors",
+                           {{"failures", sum->write_failures},
+                            {"lost_packets", sum->write_lost_packets},
+                            {"lost_events", sum->write_lost_events},
+                            {"lost_bytes", sum->write_lost_bytes},
+                            {"last_error", sum->write_error}}},
+                          {"snapshot_errors", sum->snapshot_errors},
                           {"probes", sum->probes}};
       if (sum->command_exit >= 0) j["command_exit"] = sum->command_exit;
       std::printf("%s\n", j.dump(2).c_str());
@@ -204,10 +245,19 @@ Runner RegisterRecord(CLI::App& app) {
         std::printf("Repaired: %llu events re-timed to keep CPU order, %llu unknown records\n",
                     static_cast<unsigned long long>(sum->clamped),
                     static_cast<unsigned long long>(sum->unknown));
+      if (sum->write_failures)
+        std::printf(
+            "Not written: %llu events in %llu packets (%.1f MB) lost to write errors (%s); "
+            "each stream was cut back to its last whole packet and the loss is marked in the "
+            "trace as discarded events\n",
+            static_cast<unsigned long long>(sum->write_lost_events),
+            static_cast<unsigned long long>(sum->write_lost_packets), sum->write_lost_bytes / 1e6,
+            sum->write_error.c_str());
+      for (const std::string& e : sum->snapshot_errors)
+        std::printf("Snapshot not written: %s\n", e.c_str());
       std::printf("User-space traces (causeway-client): %s/ust\n", opts.output_dir.c_str());
     }
-    if (sum->command_exit > 0) return sum->command_exit;
-    return 0;
+    return ExitCode(*sum, !opts.command.empty());
   };
 }
 

@@ -118,7 +118,13 @@ int RunStats(const StatsOptions& o) {
       if (t.class_plan[c]) class_plan[c] = t.class_plan[c];
     }
   }
-  if (!total) first = 0;
+  if (!total) {
+    first = 0;
+    // Zero events is never what was meant: say so, whatever the format.
+    fmt::print(stderr,
+               "causeway stats: warning: the trace holds no events (a recorder stopped before "
+               "its first packet reached the disk, or nothing was recorded)\n");
+  }
   std::map<std::string, uint64_t> by_name;
   for (size_t i = 0; i < per_class.size(); ++i)
     if (per_class[i]) by_name[class_plan[i]->cls->name] += per_class[i];

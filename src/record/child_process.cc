@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@ StatusOr<ChildProcess> ChildProcess::Start(
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(pipefd[0]);
@@ -44,6 +46,10 @@ StatusOr<ChildProcess> ChildProcess::Start(
   }
   if (pid == 0) {
     ::close(pipefd[0]);
+    // A recorder killed with SIGKILL cannot stop its command: the kernel does. (Cleared by
+    // exec of a set-user-ID program such as sudo; then the command outlives it.)
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the recorder died before the prctl
     for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
     sigset_t none;
     sigemptyset(&none);

@@ -16,7 +16,9 @@ namespace causeway::record {
 class ChildProcess {
  public:
   // Starts `argv` (searched in PATH) with `env` added to the recorder's environment. Fails
-  // with the exec error (for example "No such file or directory") if it cannot run.
+  // with the exec error (for example "No such file or directory") if it cannot run. The
+  // command gets SIGKILL if the recorder dies first (PR_SET_PDEATHSIG, tied to the calling
+  // thread: start it from the thread that lives as long as the recording).
   static StatusOr<ChildProcess> Start(const std::vector<std::string>& argv,
                                       const std::vector<std::pair<std::string, std::string>>& env);
 

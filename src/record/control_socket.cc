@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -30,19 +31,28 @@ StatusOr<sockaddr_un> Address(const std::string& path) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<ControlSocket>> ControlSocket::Listen(const std::string& path) {
-  ASSIGN_OR_RETURN(sockaddr_un addr, Address(path));
+StatusOr<std::unique_ptr<ControlSocket>> ControlSocket::Listen(const std::string& path,
+                                                               const std::string& bind_path) {
+  const std::string& where = bind_path.empty() ? path : bind_path;
+  ASSIGN_OR_RETURN(sockaddr_un addr, Address(where));
   std::unique_ptr<ControlSocket> s(new ControlSocket());
   s->listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (s->listen_fd_ < 0)
     return IoError(fmt::format("Cannot create control socket: {}", std::strerror(errno)));
-  ::unlink(path.c_str());  // a socket file left by a killed recorder
-  if (::bind(s->listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      ::listen(s->listen_fd_, 16) != 0) {
+  ::unlink(where.c_str());  // a socket file left by a killed recorder
+  // bind() creates the file with the umask applied to 0777 and Linux ignores fchmod() on
+  // the socket before it: the umask it is created under is what makes it 0600. The
+  // recorder is single-threaded here, so no other file is created meanwhile.
+  const mode_t old_umask = ::umask(0177);
+  const int bound = ::bind(s->listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  const int bind_errno = errno;
+  ::umask(old_umask);
+  if (bound != 0 || ::listen(s->listen_fd_, 16) != 0) {
     return IoError(fmt::format("Cannot listen on control socket: path={}, error={}", path,
-                               std::strerror(errno)));
+                               std::strerror(bound != 0 ? bind_errno : errno)));
   }
   s->path_ = path;
+  s->bind_path_ = where;
   return s;
 }
 
@@ -50,7 +60,7 @@ ControlSocket::~ControlSocket() {
   for (Conn& c : conns_) ::close(c.fd);
   if (listen_fd_ >= 0) {
     ::close(listen_fd_);
-    ::unlink(path_.c_str());
+    ::unlink(bind_path_.c_str());
   }
 }
 

@@ -15,7 +15,11 @@ namespace causeway::record {
 
 class ControlSocket {
  public:
-  static StatusOr<std::unique_ptr<ControlSocket>> Listen(const std::string& path);
+  // Listens at `path` (bound through `bind_path` when given: another name of the same
+  // place). The socket file is 0600 whatever the umask: only the recorder's user may ask
+  // for snapshots.
+  static StatusOr<std::unique_ptr<ControlSocket>> Listen(const std::string& path,
+                                                         const std::string& bind_path = "");
   ~ControlSocket();  // closes every connection and removes the socket file
 
   struct Request {
@@ -35,6 +39,7 @@ class ControlSocket {
   };
   int listen_fd_ = -1;
   std::string path_;
+  std::string bind_path_;
   std::vector<Conn> conns_;
 };
 

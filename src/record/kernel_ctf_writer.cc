@@ -109,8 +109,7 @@ std::string FormatAddress(const uint8_t addr[16], uint8_t family) {
   return buf;
 }
 
-StatusOr<std::unique_ptr<KernelCtfWriter>> KernelCtfWriter::Create(const std::string& dir,
-                                                                   const KernelTraceInfo& info) {
+ctf::TraceOptions KernelCtfWriter::Options(const KernelTraceInfo& info) {
   ctf::TraceOptions opts;
   opts.hostname = info.hostname;
   opts.domain = "kernel";
@@ -123,15 +122,35 @@ StatusOr<std::unique_ptr<KernelCtfWriter>> KernelCtfWriter::Create(const std::st
   opts.clock_name = "monotonic";
   opts.clock_offset_ns = info.clock_offset_ns;
   opts.extra_env.emplace_back("trace_name", std::string("causeway-record"));
-  ASSIGN_OR_RETURN(auto writer, ctf::CtfWriter::Create(dir, std::move(opts)));
+  opts.file_mode = info.file_mode;
+  opts.dir_mode = info.file_mode | ((info.file_mode & 0444u) >> 2);  // r gives x
+  if (info.drop_packets_on_write_error)
+    opts.on_write_error = ctf::TraceOptions::OnWriteError::kDropPacket;
+  return opts;
+}
 
+StatusOr<std::unique_ptr<KernelCtfWriter>> KernelCtfWriter::Declare(
+    std::unique_ptr<ctf::CtfWriter> writer, bool syscalls) {
   std::unique_ptr<KernelCtfWriter> w(new KernelCtfWriter());
   w->writer_ = std::move(writer);
   ASSIGN_OR_RETURN(const kernel::LttngEventIds ids,
-                   kernel::DeclareLttngKernelEvents(*w->writer_, info.syscalls));
+                   kernel::DeclareLttngKernelEvents(*w->writer_, syscalls));
   for (const auto& [type, event] : kEventOfRecord) w->cls_[type] = ids[event];
   RETURN_IF_ERROR(w->writer_->WriteMetadata());
   return w;
+}
+
+StatusOr<std::unique_ptr<KernelCtfWriter>> KernelCtfWriter::Create(const std::string& dir,
+                                                                   const KernelTraceInfo& info) {
+  ASSIGN_OR_RETURN(auto writer, ctf::CtfWriter::Create(dir, Options(info)));
+  return Declare(std::move(writer), info.syscalls);
+}
+
+StatusOr<std::unique_ptr<KernelCtfWriter>> KernelCtfWriter::CreateAt(int dir_fd,
+                                                                     const std::string& dir,
+                                                                     const KernelTraceInfo& info) {
+  ASSIGN_OR_RETURN(auto writer, ctf::CtfWriter::CreateAt(dir_fd, dir, Options(info)));
+  return Declare(std::move(writer), info.syscalls);
 }
 
 void KernelCtfWriter::Write(const RecordSlot& slot) {

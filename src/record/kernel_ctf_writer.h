@@ -21,6 +21,10 @@ struct KernelTraceInfo {
   std::string kernel_version;
   int64_t clock_offset_ns = 0;  // CLOCK_REALTIME - CLOCK_MONOTONIC at start
   bool syscalls = false;        // declare syscall_entry / syscall_exit
+  // How it is written: the files' mode, and whether a failed packet write (disk full) cuts
+  // the stream back to its last whole packet and goes on (ctf::TraceOptions).
+  uint32_t file_mode = 0644;
+  bool drop_packets_on_write_error = false;
 };
 
 class KernelCtfWriter {
@@ -29,6 +33,10 @@ class KernelCtfWriter {
   // cut short by a crash is readable up to its last flushed packet.
   static StatusOr<std::unique_ptr<KernelCtfWriter>> Create(const std::string& dir,
                                                            const KernelTraceInfo& info);
+  // The same in the open, empty directory `dir_fd` (named `dir`): files never through a
+  // symbolic link (ctf::CtfWriter::CreateAt).
+  static StatusOr<std::unique_ptr<KernelCtfWriter>> CreateAt(int dir_fd, const std::string& dir,
+                                                             const KernelTraceInfo& info);
 
   // Per CPU, timestamps must not decrease; a record that would is written at the CPU's
   // last timestamp and counted (clamped()). A CW_LOST record adds its count to the CPU's
@@ -41,6 +49,9 @@ class KernelCtfWriter {
   void set_http_fields(const HttpFieldStore* store) { http_fields_ = store; }
   Status Close();
   const Status& status() const { return writer_->status(); }
+  // Writes the open packets in place so that a killed recorder leaves every event so far.
+  Status PublishOpenPackets() { return writer_->PublishOpenPackets(); }
+  const ctf::WriteLosses& write_losses() const { return writer_->write_losses(); }
 
   uint64_t events() const { return writer_->events_written(); }
   uint64_t bytes() const { return writer_->bytes_written(); }
@@ -54,6 +65,9 @@ class KernelCtfWriter {
 
  private:
   KernelCtfWriter() = default;
+  static ctf::TraceOptions Options(const KernelTraceInfo& info);
+  static StatusOr<std::unique_ptr<KernelCtfWriter>> Declare(std::unique_ptr<ctf::CtfWriter> writer,
+                                                            bool syscalls);
   std::unique_ptr<ctf::CtfWriter> writer_;
   uint32_t cls_[CW_HTTP_PARSED + 1] = {};
   const HttpFieldStore* http_fields_ = nullptr;

@@ -20,6 +20,7 @@
 #include "record/control_socket.h"
 #include "record/http_message.h"
 #include "record/kernel_ctf_writer.h"
+#include "record/output_dir.h"
 #include "record/record_buffer.h"
 #include "record/statedump.h"
 
@@ -60,26 +61,9 @@ KernelTraceInfo TraceInfo(const RecordOptions& o, int64_t clock_offset) {
   }
   info.clock_offset_ns = clock_offset;
   info.syscalls = o.syscalls;
+  info.file_mode = FileModeOf(o.mode);
+  info.drop_packets_on_write_error = true;  // a full disk costs packets, not the recording
   return info;
-}
-
-// The output directory must be new or empty: a recording never mixes with older files.
-Status PrepareOutput(const std::string& dir) {
-  std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec))
-      return InvalidArgument(fmt::format("Output {} exists and is not a directory", dir));
-    if (!fs::is_empty(dir, ec))
-      return InvalidArgument(fmt::format(
-          "Output directory {} is not empty; give a new directory (recordings never overwrite)",
-          dir));
-  }
-  fs::create_directories(dir, ec);
-  if (ec) return IoError(fmt::format("Cannot create output directory {}: {}", dir, ec.message()));
-  if (::access(dir.c_str(), W_OK) != 0)
-    return IoError(
-        fmt::format("Cannot write into output directory {}: {}", dir, std::strerror(errno)));
-  return Status::Ok();
 }
 
 class Session {
@@ -94,15 +78,23 @@ class Session {
   void ReadLost();
   void Release(bool all);
   StatusOr<std::string> WriteSnapshot();
+  StatusOr<std::pair<DirFd, std::string>> NewSnapshotFolder();
   void HandleControl();
   void MaybeSnapshot(bool final_round);
   void AddHttpCounts(const KernelCtfWriter& w);
+  void AddWriteLosses(const KernelCtfWriter& w);
+  void PublishAndReportLosses();
 
   const RecordOptions& o_;
   KernelTraceInfo info_;
   std::unique_ptr<BpfProbes> probes_;
+  DirFd out_dir_;  // before the writer and the socket, which use it
   std::unique_ptr<KernelCtfWriter> writer_;
   std::unique_ptr<ControlSocket> control_;
+  int next_snapshot_ = 1;
+  uint64_t failures_reported_ = 0;
+  std::chrono::steady_clock::time_point last_publish_{};
+  std::chrono::steady_clock::time_point last_loss_report_{};
   ReorderWindow window_;
   SnapshotRing ring_;
   std::vector<uint64_t> lost_seen_;
@@ -171,16 +163,37 @@ void Session::Release(bool all) {
   }
 }
 
+// The next snapshot-N that does not exist: one that does (made by someone else, or left
+// by an earlier recorder in a directory emptied by hand) is skipped, and said so.
+StatusOr<std::pair<DirFd, std::string>> Session::NewSnapshotFolder() {
+  for (int tries = 0;; ++tries) {
+    const int n = next_snapshot_++;
+    const std::string name = fmt::format("snapshot-{}", n);
+    bool existed = false;
+    auto dir = MakeFolder(out_dir_, o_.output_dir, name, o_.mode, &existed);
+    if (dir.ok()) return std::make_pair(std::move(*dir), o_.output_dir + "/" + name);
+    if (!existed || tries >= 1000) return dir.status();
+    if (o_.progress)
+      o_.progress(
+          fmt::format("{}/{} exists already (not written by this recorder): taking "
+                      "snapshot-{}",
+                      o_.output_dir, name, n + 1));
+  }
+}
+
 StatusOr<std::string> Session::WriteSnapshot() {
-  const std::string dir =
-      fmt::format("{}/snapshot-{}/kernel", o_.output_dir, snapshots_.size() + 1);
-  ASSIGN_OR_RETURN(auto w, KernelCtfWriter::Create(dir, info_));
+  ASSIGN_OR_RETURN(auto folder, NewSnapshotFolder());
+  ASSIGN_OR_RETURN(DirFd kernel_dir, MakeFolder(folder.first, folder.second, "kernel", o_.mode));
+  const std::string dir = folder.second + "/kernel";
+  ASSIGN_OR_RETURN(auto w, KernelCtfWriter::CreateAt(kernel_dir.get(), dir, info_));
   w->set_http_fields(&http_fields_);
   // The threads as they are now, stamped at the start of what the ring holds.
   const uint64_t oldest = ring_.OldestTs();
   for (const RecordSlot& s : ReadStatedump(oldest, 0)) w->Write(s);
   ring_.ForEach([&](const RecordSlot& s) { w->Write(s); });
-  RETURN_IF_ERROR(w->Close());
+  const Status closed = w->Close();
+  AddWriteLosses(*w);
+  RETURN_IF_ERROR(closed);
   sum_->events += w->events();
   sum_->bytes += w->bytes();
   sum_->lost += w->lost();
@@ -188,6 +201,41 @@ StatusOr<std::string> Session::WriteSnapshot() {
   AddHttpCounts(*w);
   snapshots_.push_back(dir);
   return dir;
+}
+
+void Session::AddWriteLosses(const KernelCtfWriter& w) {
+  const ctf::WriteLosses& l = w.write_losses();
+  sum_->write_failures += l.failures;
+  sum_->write_lost_packets += l.packets;
+  sum_->write_lost_events += l.events;
+  sum_->write_lost_bytes += l.bytes;
+  if (!l.last_error.empty()) sum_->write_error = l.last_error;
+}
+
+// Puts the open packets on disk (so that a killed recorder leaves every event older than
+// about a second), and says when writes fail: at most once a second, while it lasts.
+void Session::PublishAndReportLosses() {
+  if (!writer_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_publish_ < std::chrono::milliseconds(500)) return;
+  last_publish_ = now;
+  (void)writer_->PublishOpenPackets();  // a hard error is sticky: status()
+  const ctf::WriteLosses& l = writer_->write_losses();
+  if (l.failures == failures_reported_ || !o_.progress) return;
+  if (now - last_loss_report_ < std::chrono::seconds(1)) return;
+  last_loss_report_ = now;
+  failures_reported_ = l.failures;
+  if (l.events == 0) {
+    o_.progress(
+        fmt::format("cannot write the trace ({}): nothing lost yet, the packets in "
+                    "progress wait in memory; recording goes on",
+                    l.last_error));
+  } else {
+    o_.progress(
+        fmt::format("cannot write the trace ({}): {} events in {} packets lost so far; "
+                    "each stream keeps its whole packets, recording goes on",
+                    l.last_error, l.events, l.packets));
+  }
 }
 
 void Session::AddHttpCounts(const KernelCtfWriter& w) {
@@ -223,12 +271,24 @@ void Session::MaybeSnapshot(bool final_round) {
   if (!final_round && window_.newest_ts() < snapshot_due_ts_) return;
   Release(final_round);
   snapshot_pending_ = false;
+  const uint64_t lost_before = sum_->write_lost_events;
   auto dir = WriteSnapshot();
   std::string reply = dir.ok() ? "ok " + *dir : "error " + dir.status().ToString();
-  if (o_.progress) o_.progress(dir.ok() ? "snapshot written: " + *dir : reply);
+  if (o_.progress) {
+    if (!dir.ok()) {
+      o_.progress("snapshot failed, still recording (the events stay in memory): " +
+                  dir.status().ToString());
+    } else if (sum_->write_lost_events > lost_before) {
+      o_.progress(fmt::format("snapshot written: {}, without {} events ({})", *dir,
+                              sum_->write_lost_events - lost_before, sum_->write_error));
+    } else {
+      o_.progress("snapshot written: " + *dir);
+    }
+  }
   for (int fd : waiting_fds_) control_->Reply(fd, reply);
   waiting_fds_.clear();
-  if (!dir.ok() && error_.ok()) error_ = dir.status();
+  // A snapshot that cannot be written costs that snapshot, not the flight recorder.
+  if (!dir.ok()) sum_->snapshot_errors.push_back(dir.status().ToString());
 }
 
 Status Session::Run(RecordSummary* sum) {
@@ -243,13 +303,19 @@ Status Session::Run(RecordSummary* sum) {
   sum->http_unavailable = probes_->http_unavailable();
   if (!sum->http_unavailable.empty() && o_.progress)
     o_.progress("HTTP capture is off, recording the rest: " + sum->http_unavailable);
-  RETURN_IF_ERROR(PrepareOutput(o_.output_dir));
+  ASSIGN_OR_RETURN(out_dir_, OpenOutputDirectory(o_.output_dir, o_.mode));
   if (!o_.snapshot) {
-    ASSIGN_OR_RETURN(writer_, KernelCtfWriter::Create(o_.output_dir + "/kernel", info_));
+    const std::string dir = o_.output_dir + "/kernel";
+    ASSIGN_OR_RETURN(DirFd kernel_dir, MakeFolder(out_dir_, o_.output_dir, "kernel", o_.mode));
+    ASSIGN_OR_RETURN(writer_, KernelCtfWriter::CreateAt(kernel_dir.get(), dir, info_));
     writer_->set_http_fields(&http_fields_);
-    sum->kernel_trace = o_.output_dir + "/kernel";
+    sum->kernel_trace = dir;
   }
-  ASSIGN_OR_RETURN(control_, ControlSocket::Listen(o_.output_dir + "/control.sock"));
+  // Bound through the open directory, so that the socket lands in it whatever happens to
+  // the path.
+  ASSIGN_OR_RETURN(control_, ControlSocket::Listen(
+                                 o_.output_dir + "/control.sock",
+                                 fmt::format("/proc/self/fd/{}/control.sock", out_dir_.get())));
   // Probes first, then the statedump: a thread created in between is seen by both.
   const uint64_t start = Now(CLOCK_MONOTONIC);
   for (const RecordSlot& s : ReadStatedump(start, 0)) window_.Add(s);
@@ -275,12 +341,14 @@ Status Session::Run(RecordSummary* sum) {
     Release(false);
     HandleControl();
     MaybeSnapshot(false);
+    PublishAndReportLosses();
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - t0).count();
     if (!error_.ok()) {
       reason = "error";
     } else if (Signals().stop.load()) {
-      reason = fmt::format("signal {}", Signals().stop_signal.load());
+      sum->stop_signal = Signals().stop_signal.load();
+      reason = fmt::format("signal {}", sum->stop_signal);
     } else if (o_.duration_s > 0 && elapsed >= o_.duration_s) {
       reason = "duration";
     } else if (child && child->Poll()) {
@@ -297,7 +365,9 @@ Status Session::Run(RecordSummary* sum) {
     }
   }
   if (child) {
-    child->Signal(SIGTERM);
+    // The command gets the signal the recorder got (Ctrl-C: SIGINT), or SIGTERM when the
+    // recording ends on --duration or an error.
+    child->Signal(sum->stop_signal > 0 ? sum->stop_signal : SIGTERM);
     sum->command_exit = child->WaitOrKill(5000);
   }
   // Whatever is still in the ring, then everything the window holds.
@@ -311,6 +381,7 @@ Status Session::Run(RecordSummary* sum) {
   if (writer_) {
     Status st = writer_->Close();
     if (!st.ok() && error_.ok()) error_ = st;
+    AddWriteLosses(*writer_);
     sum->events += writer_->events();
     sum->bytes += writer_->bytes();
     sum->lost += writer_->lost();

@@ -24,6 +24,8 @@ struct RecordOptions {
   bool snapshot = false;
   size_t snapshot_bytes_per_cpu = 64 << 20;
   int64_t trigger_latency_ns = 0;  // > 0: causeway-client asks for a snapshot on slower spans
+  // Mode of the recording's directories; its files get the same bits without execute.
+  uint32_t mode = 0700;
   // Called about once a second and at the end with a one-line status (for the CLI).
   std::function<void(const std::string&)> progress;
 };
@@ -49,6 +51,15 @@ struct RecordSummary {
   double seconds = 0;
   int command_exit = -1;  // -1: no command
   std::string stop_reason;
+  int stop_signal = 0;  // the signal that stopped the recorder (0: it was not one)
+  // Packets a write error (disk full) kept off the disk: each stream was cut back to its
+  // last whole packet and its next packet reports the events as discarded.
+  uint64_t write_failures = 0;
+  uint64_t write_lost_packets = 0;
+  uint64_t write_lost_events = 0;
+  uint64_t write_lost_bytes = 0;
+  std::string write_error;                   // the last one
+  std::vector<std::string> snapshot_errors;  // snapshots that could not be written, and why
 };
 
 // Set by the CLI's signal handlers; checked between ring-buffer reads.

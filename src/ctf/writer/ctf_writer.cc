@@ -1,6 +1,7 @@
 #include "ctf/writer/ctf_writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -237,7 +238,9 @@ CtfWriter::CtfWriter(std::string dir, TraceOptions opts)
   packet_size_ = opts_.packet_size;
 }
 
-StatusOr<std::unique_ptr<CtfWriter>> CtfWriter::Create(const std::string& dir, TraceOptions opts) {
+namespace {
+
+Status CheckOptions(const std::string& dir, const TraceOptions& opts) {
   auto fail = [&](const std::string& why) {
     return InvalidArgument(fmt::format("Cannot create CTF trace: dir={}: {}", dir, why));
   };
@@ -258,18 +261,81 @@ StatusOr<std::unique_ptr<CtfWriter>> CtfWriter::Create(const std::string& dir, T
       return fail(
           fmt::format("env value of '{}' has quotes, backslashes or control characters", key));
   }
+  if ((opts.dir_mode | opts.file_mode) & ~07777u) return fail("bad dir_mode or file_mode");
+  return Status::Ok();
+}
 
+// `dir` as an empty directory (created with `mode`, parents as usual, when missing).
+Status MakeEmptyDirectory(const std::string& dir, uint32_t mode) {
   std::error_code ec;
   namespace fs = std::filesystem;
   if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec)) return fail("exists and is not a directory");
-    if (!fs::is_empty(dir, ec)) return fail("directory exists and is not empty");
-  } else {
-    fs::create_directories(dir, ec);
-    if (ec)
-      return IoError(fmt::format("Cannot create directory: dir={}, error={}", dir, ec.message()));
+    if (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))
+      return InvalidArgument("it exists and is not an empty directory");
+    return Status::Ok();
   }
-  return std::unique_ptr<CtfWriter>(new CtfWriter(dir, std::move(opts)));
+  fs::create_directories(dir, ec);
+  if (ec) return IoError(fmt::format("cannot create it: {}", ec.message()));
+  if (::chmod(dir.c_str(), mode) != 0)
+    return IoError(fmt::format("cannot set its mode: {}", std::strerror(errno)));
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CtfWriter>> CtfWriter::Create(const std::string& dir, TraceOptions opts) {
+  RETURN_IF_ERROR(CheckOptions(dir, opts));
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_empty(dir, ec)) {
+    return InvalidArgument(fmt::format("Cannot create CTF trace: dir={}: {}", dir,
+                                       std::filesystem::is_directory(dir, ec)
+                                           ? "directory exists and is not empty"
+                                           : "exists and is not a directory"));
+  }
+  if (Status st = MakeEmptyDirectory(dir, opts.dir_mode); !st.ok()) {
+    return Status(st.code(), fmt::format("Cannot create CTF trace: dir={}: {}", dir, st.message()));
+  }
+  std::unique_ptr<CtfWriter> w(new CtfWriter(dir, std::move(opts)));
+  RETURN_IF_ERROR(w->OpenDirectory(dir));
+  return w;
+}
+
+StatusOr<std::unique_ptr<CtfWriter>> CtfWriter::CreateAt(int dir_fd, const std::string& dir,
+                                                         TraceOptions opts) {
+  RETURN_IF_ERROR(CheckOptions(dir, opts));
+  std::unique_ptr<CtfWriter> w(new CtfWriter(dir, std::move(opts)));
+  w->dir_fd_ = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  if (w->dir_fd_ < 0)
+    return IoError(
+        fmt::format("Cannot use directory: dir={}, error={}", dir, std::strerror(errno)));
+  return w;
+}
+
+Status CtfWriter::OpenDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return IoError(
+        fmt::format("Cannot open directory: dir={}, error={}", dir, std::strerror(errno)));
+  if (dir_fd_ >= 0) ::close(dir_fd_);
+  dir_fd_ = fd;
+  dir_ = dir;
+  return Status::Ok();
+}
+
+// A new file in the trace directory, never through a symbolic link nor over an existing
+// file, with exactly the configured mode.
+int CtfWriter::CreateFile(const std::string& name, std::string* path) {
+  *path = dir_ + "/" + name;
+  const int fd = ::openat(dir_fd_, name.c_str(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, opts_.file_mode);
+  if (fd < 0) return fd;
+  if (::fchmod(fd, opts_.file_mode) != 0) {
+    const int e = errno;
+    ::close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
 }
 
 CtfWriter::~CtfWriter() {
@@ -277,6 +343,7 @@ CtfWriter::~CtfWriter() {
     Status st = Close();
     if (!st.ok()) std::fprintf(stderr, "CtfWriter: %s\n", st.ToString().c_str());
   }
+  if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
 StatusOr<uint32_t> CtfWriter::AddEventClass(std::string name, std::vector<FieldSpec> fields,
@@ -326,9 +393,10 @@ void CtfWriter::Fail(Status st) {
 // Streams and packets.
 
 Status CtfWriter::OpenStreamFile(Stream& s) {
-  s.path = fmt::format("{}/{}_{}", dir_, opts_.channel_name, s.index);
   s.chunk_first_seq_num = s.seq_num;
-  s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  s.file_end = 0;
+  s.published_pos = 0;
+  s.fd = CreateFile(fmt::format("{}_{}", opts_.channel_name, s.index), &s.path);
   if (s.fd >= 0) return Status::Ok();
   io_failed_ = true;
   return IoError(
@@ -383,9 +451,8 @@ void CtfWriter::OpenPacket(Stream& s, uint64_t begin_ts) {
   s.discard_pending = false;
 }
 
-Status CtfWriter::FlushPacket(Stream& s, uint64_t empty_end_ts) {
+void CtfWriter::StampContext(Stream& s, uint64_t end_ts) {
   uint8_t* p = s.buf.get();
-  uint64_t end_ts = s.packet_events ? s.last_ts : std::max(s.packet_begin_ts, empty_end_ts);
   Store<uint64_t>(p + wi::kOffTsBegin, s.packet_begin_ts);
   Store<uint64_t>(p + wi::kOffTsEnd, end_ts);
   Store<uint64_t>(p + wi::kOffContentSize, uint64_t{s.pos} * 8);
@@ -393,21 +460,105 @@ Status CtfWriter::FlushPacket(Stream& s, uint64_t empty_end_ts) {
   Store<uint64_t>(p + wi::kOffSeqNum, s.seq_num);
   Store<uint64_t>(p + wi::kOffDiscarded, s.discarded);
   Store<uint32_t>(p + wi::kOffCpuId, s.index);
+}
+
+Status CtfWriter::WritePacketBytes(Stream& s, size_t from, size_t n) {
+  const uint8_t* data = s.buf.get() + from;
+  off_t at = static_cast<off_t>(s.file_end + from);
+  while (n > 0) {
+    ssize_t w = ::pwrite(s.fd, data, n, at);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return IoError(fmt::format("Cannot write: file={}, error={}", s.path, std::strerror(errno)));
+    }
+    data += w;
+    at += w;
+    n -= static_cast<size_t>(w);
+  }
+  return Status::Ok();
+}
+
+void CtfWriter::OnPacketWriteError(Stream& s, const Status& st, bool drop_packet) {
+  if (opts_.on_write_error != TraceOptions::OnWriteError::kDropPacket) {
+    io_failed_ = true;
+    Fail(st);
+    return;
+  }
+  // The file ends with whole packets again; what did not fit is lost, and said so.
+  ++losses_.failures;
+  losses_.last_error = st.message();
+  if (::ftruncate(s.fd, static_cast<off_t>(s.file_end)) != 0) {
+    io_failed_ = true;
+    Fail(IoError(fmt::format("Cannot cut back a partly written packet: file={}, error={}", s.path,
+                             std::strerror(errno))));
+  }
+  s.published_pos = 0;
+  if (!drop_packet) return;
+  ++losses_.packets;
+  losses_.events += s.packet_events;
+  losses_.bytes += s.pos;
+  // The next packet of the stream reports the dropped events as discarded.
+  s.discarded += s.packet_events;
+  s.write_dropped += s.packet_events;
+  s.discard_pending = true;
+}
+
+Status CtfWriter::FlushPacket(Stream& s, uint64_t empty_end_ts) {
+  uint8_t* p = s.buf.get();
+  uint64_t end_ts = s.packet_events ? s.last_ts : std::max(s.packet_begin_ts, empty_end_ts);
+  StampContext(s, end_ts);
   std::memset(p + s.pos, 0, opts_.packet_size - s.pos);
   s.packet_open = false;
+  if (io_failed_) {
+    s.seq_num++;
+    s.pos = 0;
+    s.packet_events = 0;
+    return IoError("an earlier write failed");
+  }
+  // A published packet has its padding on disk already: the new content, then the
+  // context that declares it, so that the file is whole at every moment.
+  Status st = s.published_pos > 0 ? WritePacketBytes(s, s.published_pos, s.pos - s.published_pos)
+                                  : WritePacketBytes(s, 0, opts_.packet_size);
+  if (st.ok() && s.published_pos > 0) st = WritePacketBytes(s, 0, wi::kPacketPreamble);
+  if (!st.ok()) {
+    OnPacketWriteError(s, st, /*drop_packet=*/true);
+    s.pos = 0;
+    s.packet_events = 0;
+    return st;
+  }
+  s.published_pos = 0;
+  s.file_end += opts_.packet_size;
   s.seq_num++;
   s.pos = 0;
   events_flushed_ += s.packet_events;
   s.packet_events = 0;
-  if (io_failed_) return IoError("an earlier write failed");
-  Status st = WriteAll(s.fd, p, opts_.packet_size, s.path);
-  if (!st.ok()) {
-    io_failed_ = true;
-    Fail(st);
-    return st;
-  }
   bytes_flushed_ += opts_.packet_size;
   return Status::Ok();
+}
+
+Status CtfWriter::PublishOpenPackets() {
+  if (closed_) return status_;
+  for (auto& sp : streams_) {
+    if (!sp) continue;
+    Stream& s = *sp;
+    if (io_failed_ || !s.packet_open || s.builder_open || s.packet_events == 0) continue;
+    if (s.published_pos == s.pos) continue;
+    StampContext(s, s.last_ts);
+    Status st;
+    if (s.published_pos == 0) {
+      std::memset(s.buf.get() + s.pos, 0, opts_.packet_size - s.pos);
+      st = WritePacketBytes(s, 0, opts_.packet_size);
+    } else {
+      st = WritePacketBytes(s, s.published_pos, s.pos - s.published_pos);
+      if (st.ok()) st = WritePacketBytes(s, 0, wi::kPacketPreamble);
+    }
+    if (!st.ok()) {
+      OnPacketWriteError(s, st, /*drop_packet=*/false);
+      continue;
+    }
+    s.published_pos = s.pos;
+  }
+  return status_;
 }
 
 uint64_t CtfWriter::events_written() const {
@@ -466,7 +617,8 @@ CtfWriter::EventBuilder CtfWriter::BeginImpl(uint32_t stream, uint32_t event_cla
   } else if (s.packet_events == 0) {
     s.packet_begin_ts = baseline;  // an earlier event of this packet was dropped
   } else if (s.pos + need > opts_.packet_size && s.packet_events > 0) {
-    if (!FlushPacket(s).ok()) return b;
+    // A dropped packet (OnWriteError::kDropPacket) does not stop the stream.
+    if (!FlushPacket(s).ok() && io_failed_) return b;
     OpenPacket(s, baseline);
   }
   if (s.pos + need > s.cap) {
@@ -582,7 +734,7 @@ void CtfWriter::FinishEvent(EventBuilder& b) {
     }
     std::vector<uint8_t> event(s.buf.get() + b.event_start_, s.buf.get() + end);
     s.pos = b.event_start_;
-    if (!FlushPacket(s).ok()) return;
+    if (!FlushPacket(s).ok() && io_failed_) return;
     OpenPacket(s, s.last_ts);
     std::memcpy(s.buf.get() + s.pos, event.data(), len);
     end = s.pos + len;
@@ -685,16 +837,18 @@ Status CtfWriter::SetDiscarded(uint32_t stream, uint64_t cumulative) {
   if (!so.ok()) return fail(so.status());
   Stream& s = **so;
   if (s.builder_open) return fail(InvalidArgument("an event is being written on this stream"));
-  if (cumulative < s.discarded)
-    return fail(InvalidArgument(fmt::format("the total went down (was {})", s.discarded)));
-  if (cumulative == s.discarded) return Status::Ok();
+  // The reported total also counts the events of packets a full disk dropped.
+  const uint64_t given = s.discarded - s.write_dropped;
+  if (cumulative < given)
+    return fail(InvalidArgument(fmt::format("the total went down (was {})", given)));
+  if (cumulative == given) return Status::Ok();
   if (s.packet_open && s.packet_events > 0) {
     Status st = FlushPacket(s);
-    if (!st.ok()) return st;
+    if (!st.ok() && io_failed_) return st;
   }
   if (s.packet_open && s.seq_num == opts_.first_packet_seq_num)
     s.packet_open = false;  // empty first packet: reopened later
-  s.discarded = cumulative;
+  s.discarded = cumulative + s.write_dropped;
   if (!s.packet_open) s.discard_pending = true;
   return Status::Ok();
 }
@@ -763,14 +917,7 @@ Status CtfWriter::Rotate(const std::string& dir, IdleStreams idle) {
     if (sp && sp->builder_open)
       return fail(
           InvalidArgument(fmt::format("an event is being written on stream {}", sp->index)));
-  std::error_code ec;
-  namespace fs = std::filesystem;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec) || !fs::is_empty(dir, ec))
-      return fail(InvalidArgument("it exists and is not an empty directory"));
-  } else if (fs::create_directories(dir, ec); ec) {
-    return fail(IoError(fmt::format("cannot create it: {}", ec.message())));
-  }
+  if (Status st = MakeEmptyDirectory(dir, opts_.dir_mode); !st.ok()) return fail(st);
   // The time of the cut, as far as the writer knows it: its latest event.
   uint64_t cut = chunk_begin_ts_;
   for (auto& sp : streams_)
@@ -789,7 +936,8 @@ Status CtfWriter::Rotate(const std::string& dir, IdleStreams idle) {
     CloseStreamFile(s);
   }
   if (Status st = WriteMetadata(); !st.ok()) return st;
-  dir_ = dir;
+  if (Status st = OpenDirectory(dir); !st.ok()) return fail(st);
+  metadata_written_.clear();
   chunk_begin_ts_ = cut;
   rotated_ = true;
   idle_ = idle;
@@ -804,9 +952,15 @@ Status CtfWriter::Rotate(const std::string& dir, IdleStreams idle) {
 }
 
 Status CtfWriter::WriteMetadata() {
-  std::string path = dir_ + "/metadata";
   std::string text = MetadataText();
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (text == metadata_written_) return status_;
+  // Written beside and renamed over, so that `metadata` is whole at every moment: a full
+  // disk leaves the previous one in place.
+  const char* kTemp = "metadata.tmp";
+  std::string tmp_path;
+  const std::string path = dir_ + "/metadata";
+  (void)::unlinkat(dir_fd_, kTemp, 0);
+  int fd = CreateFile(kTemp, &tmp_path);
   if (fd < 0) {
     Fail(IoError(
         fmt::format("Cannot create metadata: file={}, error={}", path, std::strerror(errno))));
@@ -815,7 +969,14 @@ Status CtfWriter::WriteMetadata() {
   Status st = WriteAll(fd, reinterpret_cast<const uint8_t*>(text.data()), text.size(), path);
   if (::close(fd) != 0 && st.ok())
     st = IoError(fmt::format("Cannot close: file={}, error={}", path, std::strerror(errno)));
-  if (!st.ok()) Fail(st);
+  if (st.ok() && ::renameat(dir_fd_, kTemp, dir_fd_, "metadata") != 0)
+    st = IoError(fmt::format("Cannot write: file={}, error={}", path, std::strerror(errno)));
+  if (!st.ok()) {
+    (void)::unlinkat(dir_fd_, kTemp, 0);
+    Fail(st);
+    return status_;
+  }
+  metadata_written_ = std::move(text);
   return status_;
 }
 

@@ -107,6 +107,29 @@ struct TraceOptions {
   // `perf data convert --to-ctf` writes, instead of LTTng's compact header (tests and
   // benchmarks of the reader's plain-header path).
   bool plain_event_header = false;
+
+  // Permissions of what the writer creates, applied exactly (not narrowed by the umask):
+  // the trace directory when Create() makes it, and every file. A recorder asks for 0700 /
+  // 0600, since a trace can hold command lines and URLs.
+  uint32_t dir_mode = 0755;
+  uint32_t file_mode = 0644;
+  // What a failed packet write does. kFail: the write error is sticky (status(), Close())
+  // and the writer stops writing. kDropPacket (a recorder that must go on when the disk is
+  // full): the stream file is cut back to its last whole packet, the packet's events are
+  // counted (write_losses()) and added to the stream's discarded total, which the next
+  // packet written reports, so readers see the gap as lost events; later packets are
+  // written again as soon as they fit.
+  enum class OnWriteError : uint8_t { kFail, kDropPacket };
+  OnWriteError on_write_error = OnWriteError::kFail;
+};
+
+// Packets a kDropPacket writer could not write, and why.
+struct WriteLosses {
+  uint64_t failures = 0;  // failed writes (packets dropped, or published packets withdrawn)
+  uint64_t packets = 0;   // packets dropped
+  uint64_t events = 0;    // their events
+  uint64_t bytes = 0;     // their content bytes
+  std::string last_error;
 };
 
 struct UstContext {
@@ -162,7 +185,10 @@ struct Stream {
   uint64_t packet_events = 0;
   uint64_t seq_num = 0;
   uint64_t chunk_first_seq_num = 0;  // seq_num when this chunk's file was opened
-  uint64_t discarded = 0;
+  uint64_t file_end = 0;             // bytes of whole packets in the file
+  size_t published_pos = 0;          // content of the open packet on disk (0: none)
+  uint64_t discarded = 0;            // reported in the packet context
+  uint64_t write_dropped = 0;        // of it, events of packets that could not be written
   std::string path;
 };
 
@@ -185,6 +211,11 @@ class CtfWriter {
  public:
   // Creates `dir` (and its parents); fails if it exists and is not an empty directory.
   static StatusOr<std::unique_ptr<CtfWriter>> Create(const std::string& dir, TraceOptions opts);
+  // Writes into the open directory `dir_fd` (duplicated; must be empty), named `dir` in
+  // messages. Files are created relative to it, never through a symbolic link, so a
+  // directory another user could write into on the path does not redirect them.
+  static StatusOr<std::unique_ptr<CtfWriter>> CreateAt(int dir_fd, const std::string& dir,
+                                                       TraceOptions opts);
   ~CtfWriter();  // Close()s if needed; an error is then printed to stderr
   CtfWriter(const CtfWriter&) = delete;
   CtfWriter& operator=(const CtfWriter&) = delete;
@@ -354,7 +385,15 @@ class CtfWriter {
   // still readable up to its last flushed packet.
   Status WriteMetadata();
 
+  // Writes every stream's open packet in place, as it is now (content_size short of
+  // packet_size, which CTF allows), so that the files on disk end with whole packets
+  // holding every event written so far: a recorder killed after this leaves them readable.
+  // The packet goes on filling and is rewritten in place. With kDropPacket a failed write
+  // withdraws the published packet (the file is cut back) and keeps it in memory.
+  Status PublishOpenPackets();
+
   const Status& status() const { return status_; }
+  const WriteLosses& write_losses() const { return losses_; }
   uint64_t events_written() const;
   // Stream bytes: packets flushed plus the content of the open packets.
   uint64_t bytes_written() const;
@@ -426,9 +465,20 @@ class CtfWriter {
   // (Rotate's IdleStreams::kWriteEmptyPacket).
   void EndIdleChunk(writer_internal::Stream& s, uint64_t cut);
   void Fail(Status st);  // records the first error
+  // Writes `n` bytes of the open packet from offset `from` at their place in the file.
+  Status WritePacketBytes(writer_internal::Stream& s, size_t from, size_t n);
+  // A failed packet write: cuts the file back to its whole packets (kDropPacket) or fails.
+  void OnPacketWriteError(writer_internal::Stream& s, const Status& st, bool drop_packet);
+  // Fills the packet context of the open packet for its content so far.
+  void StampContext(writer_internal::Stream& s, uint64_t end_ts);
+  Status OpenDirectory(const std::string& dir);
+  int CreateFile(const std::string& name, std::string* path);
   std::string MetadataText() const;
 
   std::string dir_;
+  int dir_fd_ = -1;
+  std::string metadata_written_;  // what `metadata` holds (not rewritten when unchanged)
+  WriteLosses losses_;
   TraceOptions opts_;
   std::array<uint8_t, 16> uuid_{};
   size_t packet_size_ = 0;

@@ -3,8 +3,14 @@
 // checks of the packet layout and the error paths.
 #include "ctf/writer/ctf_writer.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -926,6 +932,154 @@ TEST_F(CtfWriterTest, RotateEndsTheChunkWholeAndRefusesWhatItCannotDo) {
             std::string::npos)
       << taken.ToString();
   EXPECT_EQ((*other)->Close().ToString(), taken.ToString());
+}
+
+// A recorder publishes its open packets every second: the files then end with whole
+// packets holding every event so far, readable while the writer runs (or after a kill).
+TEST_F(CtfWriterTest, PublishedOpenPacketsAreReadableWhileTheWriterRuns) {
+  REQUIRE_BABELTRACE();
+  TraceOptions opts = KernelOptions();
+  opts.packet_size = 512;
+  auto w = MakeWriter(opts);
+  ASSERT_TRUE(w);
+  uint32_t id = *w->AddEventClass("e", {{"x", FieldKind::kU32}});
+  ASSERT_TRUE(w->WriteMetadata().ok());
+  std::vector<std::string> expected;
+  auto write = [&](uint32_t stream, uint32_t from, uint32_t n) {
+    for (uint32_t i = from; i < from + n; ++i) {
+      w->Begin(stream, id, 1000 + i * 10 + stream).U32(i);
+      expected.push_back(Line(1000 + i * 10 + stream, "e", stream, "x = " + std::to_string(i)));
+    }
+    std::sort(expected.begin(), expected.end());
+  };
+  auto read_back = [&](const char* when) {
+    const Bt2Output out = RunBabeltrace("--clock-cycles --no-delta", dir_);
+    EXPECT_EQ(out.exit_status, 0) << when;
+    EXPECT_TRUE(out.err_lines.empty()) << when << ": " << out.err_lines.front();
+    std::vector<std::string> lines = out.lines;
+    std::sort(lines.begin(), lines.end());
+    EXPECT_EQ(lines, expected) << when;
+    EXPECT_EQ(ReadFile("channel0_0").size() % opts.packet_size, 0u) << when;
+  };
+  write(0, 0, 5);
+  write(1, 0, 3);
+  ASSERT_TRUE(w->PublishOpenPackets().ok());
+  read_back("first publish");
+  write(0, 5, 100);  // fills packets while the published one grows
+  ASSERT_TRUE(w->PublishOpenPackets().ok());
+  ASSERT_TRUE(w->PublishOpenPackets().ok());  // nothing new: nothing written
+  read_back("second publish");
+  write(1, 3, 2);
+  ASSERT_TRUE(w->Close().ok());
+  read_back("closed");
+}
+
+// Files and the directory get exactly the modes asked for, whatever the umask; a file is
+// never created through a symbolic link planted in the directory.
+TEST_F(CtfWriterTest, ModesAreExactAndLinksAreNeverFollowed) {
+  TraceOptions opts = KernelOptions();
+  opts.dir_mode = 0700;
+  opts.file_mode = 0600;
+  const mode_t old_umask = ::umask(0);
+  auto w = MakeWriter(opts);
+  ::umask(old_umask);
+  ASSERT_TRUE(w);
+  uint32_t id = *w->AddEventClass("e", {{"x", FieldKind::kU32}});
+  w->Begin(0, id, 100).U32(1);
+  ASSERT_TRUE(w->Close().ok());
+  auto mode = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::lstat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir_), 0700u);
+  EXPECT_EQ(mode(dir_ + "/metadata"), 0600u);
+  EXPECT_EQ(mode(dir_ + "/channel0_0"), 0600u);
+
+  const std::string planted = root_ + "/planted";
+  fs::create_directories(planted);
+  std::ofstream(root_ + "/target") << "precious";
+  fs::create_symlink(root_ + "/target", planted + "/channel0_0");
+  const int fd = ::open(planted.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  auto linked = CtfWriter::CreateAt(fd, planted, opts);
+  ::close(fd);
+  ASSERT_TRUE(linked.ok()) << linked.status().ToString();
+  id = *(*linked)->AddEventClass("e", {{"x", FieldKind::kU32}});
+  (*linked)->Begin(0, id, 100).U32(1);
+  const Status st = (*linked)->Close();
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("channel0_0, error=File exists"), std::string::npos)
+      << st.ToString();
+  std::ifstream in(root_ + "/target");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "precious");
+}
+
+// A full disk (here a file size limit, which fails writes the same way) while recording:
+// with kDropPacket the stream is cut back to its last whole packet, the packet's events
+// are counted and reported as discarded by the next packet, other streams go on, and the
+// stream goes on as soon as writes fit again. babeltrace2 reads the result.
+TEST_F(CtfWriterTest, FailedPacketWritesAreCutBackCountedAndMarkedAsDiscarded) {
+  REQUIRE_BABELTRACE();
+  constexpr size_t kPacket = 4096;
+  constexpr uint32_t kPerPacket = (kPacket - 84) / 8;  // 8-byte events
+  const std::string result = root_ + "/result";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    // Only what the child can do without gtest: write, then report in a file.
+    TraceOptions opts = KernelOptions();
+    opts.packet_size = kPacket;
+    opts.on_write_error = TraceOptions::OnWriteError::kDropPacket;
+    auto w = CtfWriter::Create(dir_, opts);
+    if (!w.ok()) ::_exit(2);
+    uint32_t id = *(*w)->AddEventClass("e", {{"x", FieldKind::kU32}});
+    if (!(*w)->WriteMetadata().ok()) ::_exit(3);
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit lim{};
+    ::getrlimit(RLIMIT_FSIZE, &lim);
+    const rlim_t unlimited = lim.rlim_cur;
+    lim.rlim_cur = 2 * kPacket + 100;  // two whole packets and a bit
+    if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(4);
+    uint32_t i = 0;
+    for (; i < 3 * kPerPacket + 10; ++i) (*w)->Begin(0, id, 1000 + i).U32(i);
+    (void)(*w)->PublishOpenPackets();  // fails too: withdrawn, kept in memory
+    (*w)->Begin(1, id, 999).U32(7);    // another stream goes on
+    lim.rlim_cur = unlimited;          // room again
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    for (; i < 3 * kPerPacket + 20; ++i) (*w)->Begin(0, id, 1000 + i).U32(i);
+    const Status st = (*w)->Close();
+    const WriteLosses& l = (*w)->write_losses();
+    std::ofstream(result) << st.ok() << " " << l.packets << " " << l.events << " "
+                          << (l.failures >= 2) << " " << (*w)->events_written() << " "
+                          << l.last_error;
+    ::_exit(0);
+  }
+  int ws = 0;
+  ASSERT_EQ(::waitpid(pid, &ws, 0), pid);
+  ASSERT_TRUE(WIFEXITED(ws) && WEXITSTATUS(ws) == 0) << ws;
+  std::ifstream in(result);
+  int ok = 0, several_failures = 0;
+  uint64_t packets = 0, events = 0, written = 0;
+  std::string error;
+  in >> ok >> packets >> events >> several_failures >> written;
+  std::getline(in, error);
+  EXPECT_EQ(ok, 1) << "a dropped packet is not an error of the writer";
+  EXPECT_EQ(packets, 1u);
+  EXPECT_EQ(events, kPerPacket) << "the third packet of stream 0";
+  EXPECT_EQ(several_failures, 1) << "the publish failed too";
+  EXPECT_EQ(written, 3 * kPerPacket + 20 + 1 - kPerPacket);
+  EXPECT_NE(error.find("File too large"), std::string::npos) << error;
+  EXPECT_EQ(ReadFile("channel0_0").size() % kPacket, 0u);
+
+  const Bt2Output out = RunBabeltrace("--clock-cycles --no-delta", dir_);
+  EXPECT_EQ(out.exit_status, 0);
+  EXPECT_EQ(out.lines.size(), written);
+  ASSERT_EQ(out.err_lines.size(), 1u);
+  EXPECT_NE(out.err_lines[0].find("Tracer discarded " + std::to_string(kPerPacket) + " events"),
+            std::string::npos)
+      << out.err_lines[0];
+  EXPECT_NE(out.err_lines[0].find("/channel0_0"), std::string::npos) << out.err_lines[0];
 }
 
 }  // namespace
