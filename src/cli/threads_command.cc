@@ -97,10 +97,12 @@ int RunThreads(const ThreadsOptions& o) {
                      {"packets_expired", c.packets_expired},
                      {"discarded_events", discarded},
                      {"lost_records", c.lost_records},
+                     {"lost_window_waits", c.lost_window_waits},
                      {"missing_wakeups", c.missing_wakeups},
                      {"missing_switch_ins", c.missing_switch_ins},
                      {"interrupt_mismatches", c.interrupt_mismatches},
                      {"unnamed_qualifiers", c.unnamed_qualifiers}};
+    j["counters"].update(ClampedTimestampsJson(a));
     std::puts(j.dump(2).c_str());
     return 0;
   }
