@@ -102,8 +102,7 @@ TEST(DamagedRecordingTest, ClampedTimestampsAreReportedByThreadsAndCritpath) {
 
   auto critpath = RunCli("critpath " + dir + " --tid 1", &err);
   ASSERT_EQ(critpath.exit_code, 0) << err;
-  EXPECT_NE(critpath.out.find("3 timestamps went back in time and were clamped"),
-            std::string::npos)
+  EXPECT_NE(critpath.out.find("3 timestamps went back in time and were clamped"), std::string::npos)
       << critpath.out;
   auto critpath_json = RunCli("critpath " + dir + " --tid 1 --format json", &err);
   ASSERT_EQ(critpath_json.exit_code, 0) << err;

@@ -115,8 +115,8 @@ TEST(RequestsHostileSpansTest, HtmlReportDataHoldsNoMarkupWhateverTheNames) {
   if (::testing::Test::HasFatalFailure()) return;
   std::string err;
   const std::string path = tmp.path() + "/r.html";
-  auto html = RunCli(
-      "requests " + dir + " --spans " + dir + "/spans.json --format html -o " + path, &err);
+  auto html =
+      RunCli("requests " + dir + " --spans " + dir + "/spans.json --format html -o " + path, &err);
   ASSERT_EQ(html.exit_code, 0) << err;
   const std::string page = ReadFile(path);
   const std::string open = R"(<script type="application/json" id="data">)";
@@ -166,8 +166,8 @@ TEST(RequestsHostileSpansTest, LoopsRootsDuplicatesAndNegativeTimesAreKeptOrCoun
   ASSERT_FALSE(j.is_discarded()) << json.out;
   std::set<std::string> operations;
   for (const auto& r : j["requests"]) operations.insert(r["operation"].get<std::string>());
-  EXPECT_EQ(operations, (std::set<std::string>{"self", "cycle-a", "root-1", "root-2",
-                                               "second-member"}));
+  EXPECT_EQ(operations,
+            (std::set<std::string>{"self", "cycle-a", "root-1", "root-2", "second-member"}));
   const nlohmann::json& c = j["counters"];
   EXPECT_EQ(c["parent_cycles"], 2) << c.dump();
   EXPECT_EQ(c["extra_roots"], 1) << c.dump();
@@ -176,9 +176,9 @@ TEST(RequestsHostileSpansTest, LoopsRootsDuplicatesAndNegativeTimesAreKeptOrCoun
 
   auto text = RunCli("requests " + args, &err);
   ASSERT_EQ(text.exit_code, 0) << err;
-  for (const char* line :
-       {"1 spans dropped: their span id was already used", "1 spans dropped: they start before 1970",
-        "2 parent chains loop", "1 more root spans in traces that have one already"})
+  for (const char* line : {"1 spans dropped: their span id was already used",
+                           "1 spans dropped: they start before 1970", "2 parent chains loop",
+                           "1 more root spans in traces that have one already"})
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
 
   // One request of a trace with two: its root span's id names it; the trace id is ambiguous.

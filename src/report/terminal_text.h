@@ -17,15 +17,32 @@ template <typename Out>
 void AppendControlEscape(unsigned char c, Out* out) {
   char letter = 0;
   switch (c) {
-    case '\a': letter = 'a'; break;
-    case '\b': letter = 'b'; break;
-    case 0x1b: letter = 'e'; break;
-    case '\f': letter = 'f'; break;
-    case '\n': letter = 'n'; break;
-    case '\r': letter = 'r'; break;
-    case '\t': letter = 't'; break;
-    case '\v': letter = 'v'; break;
-    default: break;
+    case '\a':
+      letter = 'a';
+      break;
+    case '\b':
+      letter = 'b';
+      break;
+    case 0x1b:
+      letter = 'e';
+      break;
+    case '\f':
+      letter = 'f';
+      break;
+    case '\n':
+      letter = 'n';
+      break;
+    case '\r':
+      letter = 'r';
+      break;
+    case '\t':
+      letter = 't';
+      break;
+    case '\v':
+      letter = 'v';
+      break;
+    default:
+      break;
   }
   out->push_back('\\');
   if (letter) {

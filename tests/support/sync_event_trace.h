@@ -54,8 +54,13 @@ class SyncEventTrace {
   void Write(uint32_t cls, uint64_t ts, uint64_t trace_low, uint64_t span_id,
              std::string_view name) {
     const ctf::UstContext ctx{procname_, tid_};
-    writer_->Begin(0, cls, ts, ctx).U64(1).U64(trace_low).U64(span_id).U64(0).String(name).S32(
-        tid_);
+    writer_->Begin(0, cls, ts, ctx)
+        .U64(1)
+        .U64(trace_low)
+        .U64(span_id)
+        .U64(0)
+        .String(name)
+        .S32(tid_);
   }
 
   std::unique_ptr<ctf::CtfWriter> writer_;
