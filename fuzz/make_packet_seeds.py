@@ -256,12 +256,12 @@ def stream1():
 
 # Stream 2: packet context { u64 timestamp_begin (slow clock); u32 content_size; u32
 # packet_size; }, header { u8 id; 20-bit timestamp } align(32).
-def stream2():
+def stream2(first_begin=1000000):
     out = b""
     for p in range(2):
         b = Bits()
         packet_header(b, 2)
-        b.le(64, 1000000 * (p + 1))
+        b.le(64, first_begin if p == 0 else 1000000 * (p + 1))
         c = b.pos
         b.le(32, 0)
         s = b.pos
@@ -330,6 +330,9 @@ def main():
     packet_header(b, 0)
     c, s = lttng_context(b, 5, 6, 0, 0, 1)
     seeds["stream0-empty"] = finish(b, c, s, 64)
+    # The slow clock (1 MHz) at a timestamp_begin whose time is beyond 2^64 ns: refused,
+    # naming the clock's fields.
+    seeds["stream2-clock-beyond-range"] = stream2(first_begin=(1 << 64) - 1)
     for name, data in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)

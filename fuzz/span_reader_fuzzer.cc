@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!st.ok() && st.ToString().find("fuzz.json") == std::string::npos) std::abort();
   for (const auto& s : set.spans) {
     if (s.span_id == 0 || (s.trace.high | s.trace.low) == 0) std::abort();
-    if (s.end_ns < s.start_ns) std::abort();
+    if (s.end_ns < s.start_ns || s.start_ns < 0) std::abort();
   }
   if (set.spans.size() != set.by_id.size()) std::abort();
   causeway::spans::SpanSet dom;
@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (dom_st.ToString() != st.ToString()) std::abort();
   if (dom_st.ok()) {
     if (dom.spans.size() != set.spans.size() || dom.duplicates != set.duplicates ||
-        dom.warnings != set.warnings)
+        dom.negative_times != set.negative_times || dom.warnings != set.warnings)
       std::abort();
     for (size_t i = 0; i < dom.spans.size(); ++i) {
       const auto &a = dom.spans[i], &b = set.spans[i];

@@ -429,10 +429,44 @@ TEST(CriticalPathScenario, LostEventsBecomeUnknownNeverInventedCausality) {
   )");
   EXPECT_EQ(s.Timeline(1), "0 RUNNING | 30 UNKNOWN(lost events) | 50 BLOCKED");
   EXPECT_EQ(s.Path(1), "1@0-30 RUNNING | 1@30-50 UNKNOWN(lost events) | 1@50-100 BLOCKED");
-  EXPECT_EQ(s.Path(2), "2@0-5 RUNNING | 2@5-60 UNKNOWN(no wake-up seen) | 2@60-100 RUNNING");
+  // Asleep on cpu1 while cpu0 lost events: its waker could have run there. Blocked until
+  // the window, unknown during it; after it, scheduled in without a wake-up seen.
+  EXPECT_EQ(s.Path(2),
+            "2@0-5 RUNNING | 2@5-30 BLOCKED | 2@30-40 UNKNOWN(lost events on another CPU) | "
+            "2@40-60 UNKNOWN(no wake-up seen) | 2@60-100 RUNNING");
   EXPECT_EQ(s.Links(2), "");
   EXPECT_EQ(s.counters().lost_events, 12u);
   EXPECT_EQ(s.counters().missing_wakeups, 1u);
+  EXPECT_EQ(s.counters().lost_window_waits, 1u);
+}
+
+// During a window of lost events on a CPU, a thread queued there could have run, and any
+// sleeper could have been woken by a task there: both are UNKNOWN for the window (they kept
+// PREEMPTED and BLOCKED through it), then what they were, when no event of theirs came. A
+// thread queued on another CPU keeps waiting there, and a wake-up after the window keeps its
+// link.
+TEST(CriticalPathScenario, ALostEventWindowMakesTheWaitsItCouldHaveChangedUnknown) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1
+    0 cpu1 switch 0 -> 4
+    2 cpu0 switch 1 R -> 3       # 1 queued on cpu0
+    3 cpu1 switch 4 R -> 5       # 4 queued on cpu1
+    4 cpu0 switch 3 S -> 6       # 3 asleep
+    30 cpu0 lost 12 40
+    70 cpu1 waking 3             # woken by 5, after the window
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(1),
+            "0 RUNNING | 2 PREEMPTED | 30 UNKNOWN(lost events on another CPU) | 40 PREEMPTED");
+  EXPECT_EQ(s.Timeline(4), "0 RUNNING | 3 PREEMPTED");
+  // After the window, asleep again until 5 wakes it: the path follows 5.
+  EXPECT_EQ(s.Path(3, 4, 100),
+            "3@4-30 BLOCKED | 3@30-40 UNKNOWN(lost events on another CPU) | 5@40-70 RUNNING | "
+            "3@70-100 PREEMPTED");
+  EXPECT_EQ(s.Links(3), "5->3@70 wakeup");
+  // The thread on the lossy CPU: unknown from the window on (as before).
+  EXPECT_EQ(s.Timeline(6), "0 UNKNOWN(before first event) | 4 RUNNING | 30 UNKNOWN(lost events)");
+  EXPECT_EQ(s.counters().lost_window_waits, 2u);
 }
 
 TEST(CriticalPathScenario, PerfContextFlagsNameTheInterruptKind) {

@@ -162,6 +162,46 @@ TEST(PivotCli, LiveQueriesAcrossProcessesMatchWhatTheLoadCounted) {
   EXPECT_EQ(q2["stats"]["dropped_tuples"], 0);
 }
 
+// With the demo's five agents running, `causeway pivot` says the query is installed on
+// five: it said one, the first to acknowledge.
+TEST(PivotCli, InstalledCountsEveryAgentThatAcknowledged) {
+  pivot::testing::NatsTestServer nats;
+  ASSERT_TRUE(nats.ok()) << nats.error();
+  TempDir dir;
+  const std::string demo = std::string("exec ") + CAUSEWAY_DEMO +
+                           " run --tracing none --rate 10 --burst 1 --duration 120 --requests "
+                           "1200 --pivot " +
+                           nats.url() + " --format json >" + dir.path() + "/demo.out 2>&1";
+  const pid_t demo_pid = fork();
+  if (demo_pid == 0) {
+    execl("/bin/sh", "sh", "-c", demo.c_str(), nullptr);
+    _exit(127);
+  }
+  // Until every agent runs (a query of one interval lists the agents that answered).
+  const std::string query = "From r In demo:request GroupBy r.service Select r.service, COUNT";
+  size_t agents = 0;
+  for (int attempt = 0; attempt < 30 && agents < 5; ++attempt) {
+    std::string err;
+    const auto r = testing::RunCli("pivot " + Quote(query) + " --nats " + nats.url() +
+                                       " --interval 200 --duration 0.5 --format jsonl",
+                                   &err);
+    std::string last;
+    for (const std::string& line : testing::SplitLines(r.out))
+      if (!line.empty()) last = line;
+    const json final = json::parse(last, nullptr, false);
+    if (final.is_object()) agents = final["agents"].size();
+  }
+  ASSERT_EQ(agents, 5u) << "the demo's agents did not all start";
+  PivotCommand pivot(dir.path(), "q", nats.url(), query);
+  ASSERT_TRUE(pivot.WaitInstalled()) << pivot.err();
+  EXPECT_NE(pivot.err().find("installed on 5 agent(s)"), std::string::npos) << pivot.err();
+  json final;
+  EXPECT_EQ(pivot.Stop(&final), 0) << pivot.err();
+  kill(demo_pid, SIGINT);
+  int status = 0;
+  waitpid(demo_pid, &status, 0);
+}
+
 TEST(PivotCli, ExplainShowsTheAdviceOfAJoin) {
   std::string err;
   const auto r = testing::RunCli(

@@ -170,36 +170,23 @@ TEST(RequestsCliTest, CpuQuotaIsPreempted) {
 
 TEST(RequestsCliTest, FsyncIsDisk) {
   SKIP_UNLESS_RECORDING_WORKS(kDemoFaults);
-  // One request at a time, 256 fsyncs each: the disk, not the two shared cores, is the wait.
-  // Each request also sleeps ~10 ms on the customer thread (the demo's simulated query), so
-  // the fsyncs must outweigh that on a fast disk too: 96 of them took 14 ms on this VM one
-  // day and 8.8 ms another, when the timer became the dominant cause.
-  // One at a time means two per second: under ASan a request takes 200-340 ms, and at ten per
-  // second three or four overlapped, their driver threads taking turns on the two cores
-  // (preempted 134 ms against 112 ms of disk in the CI run that failed); in a release build
-  // overlapping requests were preempted 12-48 ms each, one at a time 5-16 ms.
-  // The two cores are shared with the recorder, the demo's other services and, on a shared
-  // VM, its neighbours: a request that CPU contention preempted longer than it waited for the
-  // disk is rightly labelled "preempted", and such a recording says nothing about the disk
-  // diagnosis. Only then is the demo recorded again (at most three recordings); any other
-  // cause beating the disk fails at once.
-  for (int attempt = 1; attempt <= 3; ++attempt) {
-    SCOPED_TRACE("recording " + std::to_string(attempt));
-    TempDir tmp;
-    std::string dir;
-    json j = RecordAndAnalyze(tmp, "--requests 8 --rate 2 --burst 1 --disk-syncs 256 --fault disk",
-                              &dir);
-    ExpectConsistent(j, 8);
-    const int disk = SlowestWithCause(j, 3, "disk");
-    const int preempted = SlowestWithCause(j, 3, "preempted");
-    if (disk >= 2 || disk + preempted < 3 || attempt == 3) {
-      EXPECT_GE(disk, 2) << j["requests"].dump(1);
-      return;
-    }
-    std::printf(
-        "recording %d: %d of the 3 slowest requests were preempted longer than they "
-        "waited for the disk (CPU contention); recording again\n",
-        attempt, preempted);
+  // One request at a time, 256 fsyncs each (see RequestsRecordedTest.FsyncIsDisk, which
+  // checks on the committed recording that the disk is the dominant cause). Live, the two
+  // cores are shared with the recorder, the demo's other services and whatever else the
+  // machine runs: a request that CPU contention preempted longer than it waited for the disk
+  // is rightly labelled "preempted" (3 of the 3 slowest, twice, on a machine whose other
+  // core was busy), so dominance depends on the load. What holds under any load: every
+  // request's critical path goes through the disk, for a real share of its latency.
+  TempDir tmp;
+  std::string dir;
+  json j =
+      RecordAndAnalyze(tmp, "--requests 8 --rate 2 --burst 1 --disk-syncs 256 --fault disk", &dir);
+  ExpectConsistent(j, 8);
+  for (const json& r : j["requests"]) {
+    const int64_t disk = r["by_cause"].value("disk", int64_t{0});
+    EXPECT_GT(disk, 0) << r.dump(1);
+    // 256 fsyncs are at least milliseconds of disk whatever else the request waited for.
+    EXPECT_GE(disk, 1'000'000) << r.dump(1);
   }
 }
 

@@ -12,12 +12,12 @@
 
 #include "ctf/writer/ctf_writer.h"
 #include "support/lttng_kernel_trace.h"
+#include "support/sync_event_trace.h"
 #include "support/test_util.h"
 
 namespace causeway {
 namespace {
 
-using ctf::FieldKind;
 using testing::RunCli;
 using testing::TempDir;
 
@@ -38,27 +38,15 @@ void WriteRecording(const std::string& dir) {
     ASSERT_TRUE(closed.ok()) << closed.ToString();
   }
   {
-    ctf::TraceOptions opts;
-    opts.hostname = "h";
-    opts.domain = "ust";
-    opts.tracer_name = "causeway-client";
-    opts.event_context_procname_vtid = true;
-    auto w = ctf::CtfWriter::Create(dir + "/ust/app-1", opts);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    const std::vector<ctf::FieldSpec> span = {
-        {"trace_id_high", FieldKind::kU64}, {"trace_id_low", FieldKind::kU64},
-        {"span_id", FieldKind::kU64},       {"parent_span_id", FieldKind::kU64},
-        {"op_name", FieldKind::kString},    {"tid", FieldKind::kS32}};
-    const uint32_t start = *(*w)->AddEventClass("jaeger_ust:start_span", span);
-    const uint32_t end = *(*w)->AddEventClass("jaeger_ust:end_span", span);
-    const ctf::UstContext ctx{"app", 1};
+    testing::SyncEventTrace ust(dir + "/ust/app-1", "h", "app", 1);
+    ASSERT_TRUE(ust.status().ok()) << ust.status().ToString();
     // Span 7: both sync events. Span 8: its start only; its end was among the 3 events the
     // tracer discarded.
-    (*w)->Begin(0, start, kBase + 1'000, ctx).U64(1).U64(1).U64(7).U64(0).String("a").S32(1);
-    (*w)->Begin(0, end, kBase + 400'000, ctx).U64(1).U64(1).U64(7).U64(0).String("a").S32(1);
-    (*w)->Begin(0, start, kBase + 500'000, ctx).U64(1).U64(2).U64(8).U64(0).String("b").S32(1);
-    ASSERT_TRUE((*w)->SetDiscarded(0, 3).ok());
-    const Status closed = (*w)->Close();
+    ust.Start(kBase + 1'000, 1, 7, "a");
+    ust.End(kBase + 400'000, 1, 7, "a");
+    ust.Start(kBase + 500'000, 2, 8, "b");
+    ASSERT_TRUE(ust.writer().SetDiscarded(0, 3).ok());
+    const Status closed = ust.Close();
     ASSERT_TRUE(closed.ok()) << closed.ToString();
   }
   std::ofstream spans(dir + "/spans.json");

@@ -244,7 +244,9 @@ class QueryCompilation {
         !nodes_[0].filters.empty())
       return;
     const int c = nodes_[0].children[0];
-    bool ok = nodes_[c].kind == JoinKind::kAll;
+    // Not into a nested query: its root packs its Select columns (PackNestedResult), not the
+    // grouped partials the consumer would then unpack, and every group would count 0.
+    bool ok = nodes_[c].kind == JoinKind::kAll && !nodes_[c].source->query;
     for (const FieldRef& f : output_fields_) ok = ok && InSubtree(NodeOf(f), c);
     if (ok) pushed_ = c;
   }

@@ -130,6 +130,22 @@ TEST(PivotInterpreter, AggregationPushedToSourceGivesTheSameAnswer) {
   EXPECT_EQ(Baggage::Current()->Find("t.o")->tuples.size(), 2u);  // one per group
 }
 
+// An outer aggregation over a nested query (an All join): it aggregates the nested query's
+// rows where it emits. Pushed down into the nested query (whose root packs its columns, not
+// partials), every group counted 0.
+TEST(PivotInterpreter, AggregationOverANestedQueryCountsItsRows) {
+  auto r = Weave(
+      "From b In itest.bytes Join y In (From o In itest.other Select o.kind, o.n) On y -> b "
+      "GroupBy y.kind Select y.kind, COUNT, SUM(y.n)");
+  BaggageScope request(std::make_shared<Baggage>());
+  CAUSEWAY_TRACEPOINT(tp_other, "x", 2);
+  CAUSEWAY_TRACEPOINT(tp_other, "x", 4);
+  CAUSEWAY_TRACEPOINT(tp_other, "y", 10);
+  CAUSEWAY_TRACEPOINT(tp_bytes, 0);
+  EXPECT_EQ(Results(*r),
+            (std::map<std::string, std::vector<double>>{{"x", {2, 6}}, {"y", {1, 10}}}));
+}
+
 TEST(PivotInterpreter, UnaggregatedRows) {
   auto r = Weave("From o In itest.other Where o.n >= 2 Select o.kind, o.n");
   CAUSEWAY_TRACEPOINT(tp_other, "x", 1);

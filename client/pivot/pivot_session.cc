@@ -39,8 +39,10 @@ Status PivotSession::Run(const SessionEvents& events) {
   if (s.ok()) s = nats_->Publish(subjects.install(), body, inbox_ + ".ack");
   RETURN_IF_ERROR(s);
   start_ = Clock::now();
-  // The first acknowledgements, so the user knows at once where the query runs.
-  Drain(start_ + std::chrono::milliseconds(500));
+  // The acknowledgements of the first half second, so the user knows at once where the
+  // query runs: Drain returns with the first message, and one agent's ack is not all.
+  const auto acks_until = start_ + std::chrono::milliseconds(500);
+  while (!Stopped() && Clock::now() < acks_until) Drain(acks_until);
   if (events.installed) events.installed();
 
   const auto interval = std::chrono::milliseconds(o_.interval_ms);

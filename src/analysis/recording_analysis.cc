@@ -60,6 +60,7 @@ StatusOr<RecordingAnalysis> AnalyzeRecording(const std::vector<std::string>& tra
   RETURN_IF_ERROR(read.spans.status());
   RETURN_IF_ERROR(read.sync.status());
   out.spans = std::move(*read.spans);
+  spans::NoteDamagedSyncTraces(*read.sync, &out.spans);
   if (options.on_spans_read) options.on_spans_read(out.spans);
   // Spans in the kernel graph's timebase: sync events through the same transforms, and
   // spans without them (their own times, on the host's clock) through that host's.
@@ -88,8 +89,12 @@ StatusOr<RecordingAnalysis> AnalyzeRecording(const std::vector<std::string>& tra
                                      : requests::AnalyzeRequestsRootSpansOnly(g, &out.spans, ro));
   // The request analysis sees the graph only, where the lost events' time is UNKNOWN: their
   // count comes from the reader, so that the reports give it.
-  for (const auto& s : out.kernel->streams)
+  for (const auto& s : out.kernel->streams) {
     out.requests.kernel_events_discarded += s.discarded_events;
+    out.requests.kernel_timestamps_clamped += s.clamped_events;
+    out.requests.kernel_max_backward_ns =
+        std::max(out.requests.kernel_max_backward_ns, s.max_backward_ns);
+  }
   return out;
 }
 

@@ -53,6 +53,11 @@ int RunCritpath(const CritpathOptions& o) {
            p.status().code() == StatusCode::kInvalidArgument ? 2 : 1;
   if (o.format == "json") {
     nlohmann::json j = report::CriticalPathJson(g, p->path, p->summary);
+    uint64_t discarded = 0;
+    for (const auto& s : (*analysis)->streams) discarded += s.discarded_events;
+    j["counters"] = ClampedTimestampsJson(**analysis);
+    j["counters"]["discarded_events"] = discarded;
+    j["counters"]["lost_window_waits"] = (*analysis)->counters.lost_window_waits;
     std::puts(j.dump(2).c_str());
   } else {
     std::fputs(report::CriticalPathText(g, p->path, p->summary).c_str(), stdout);

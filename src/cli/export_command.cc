@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/recording_load.h"
 #include "report/chrome_trace.h"
+#include "report/request_format.h"
 
 namespace causeway::cli {
 namespace {
@@ -32,6 +33,7 @@ int RunExport(const ExportOptions& o) {
       "Chrome trace: %s (%zu spans, %zu requests; open it in https://ui.perfetto.dev or "
       "chrome://tracing)\n",
       o.output.c_str(), l->spans.spans.size(), l->requests.requests.size());
+  std::fputs(report::DataRepairText(l->requests).c_str(), stdout);
   return 0;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/critpath_format.h"
+
 namespace causeway::cli {
 
 analysis::ClockSyncOptions ClockSyncFlags::ToOptions() const {
@@ -57,6 +59,23 @@ StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
   return result;
 }
 
+ClampedTimestamps ClampedTimestampsOf(const analysis::KernelAnalysis& a) {
+  ClampedTimestamps c;
+  for (const auto& s : a.streams) {
+    c.count += s.clamped_events;
+    if (s.clamped_events && s.max_backward_ns >= c.max_backward_ns) {
+      c.max_backward_ns = s.max_backward_ns;
+      c.worst_stream = s.path;
+    }
+  }
+  return c;
+}
+
+nlohmann::json ClampedTimestampsJson(const analysis::KernelAnalysis& a) {
+  const ClampedTimestamps c = ClampedTimestampsOf(a);
+  return {{"clamped_timestamps", c.count}, {"max_backward_ns", c.max_backward_ns}};
+}
+
 std::string RepairNote(const analysis::KernelAnalysis& a) {
   const kernel::ModelCounters& c = a.counters;
   uint64_t discarded = 0;
@@ -66,6 +85,16 @@ std::string RepairNote(const analysis::KernelAnalysis& a) {
     if (n) note += fmt::format("{}{} {}", note.empty() ? "" : ", ", n, what);
   };
   add(discarded, "events discarded by the tracer (their time is UNKNOWN)");
+  const ClampedTimestamps clamped = ClampedTimestampsOf(a);
+  if (clamped.count)
+    note += fmt::format(
+        "{}{} timestamps went back in time and were clamped (a damaged stream, {}; largest step "
+        "back {}: the times after it, and the trace's end, may be late by up to that much)",
+        note.empty() ? "" : ", ", clamped.count, clamped.worst_stream,
+        report::FormatDuration(static_cast<int64_t>(clamped.max_backward_ns)));
+  add(c.lost_window_waits,
+      "waits made UNKNOWN during a window of lost events (a thread queued on the lossy CPU, or "
+      "asleep while its waker could have run there)");
   add(c.missing_wakeups, "waits ended without a wake-up in the trace (UNKNOWN)");
   add(c.missing_switch_ins, "switch-outs without a switch-in (UNKNOWN)");
   add(c.wakeups_unknown_source, "wake-ups from an unknown task");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "analysis/kernel_analysis.h"
 #include "base/status.h"
@@ -44,6 +45,17 @@ class KernelAnalysisDisplay {
 // Synchronizes the hosts' clocks as the flags say, then builds the graph.
 StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
     const std::vector<std::string>& traces, const ClockSyncFlags& sync = {});
+
+// Timestamps the reader clamped (a damaged stream went back in time): how many, the largest
+// step back and the stream it was in. Every kernel command reports them.
+struct ClampedTimestamps {
+  uint64_t count = 0;
+  uint64_t max_backward_ns = 0;
+  std::string worst_stream;
+};
+ClampedTimestamps ClampedTimestampsOf(const analysis::KernelAnalysis& a);
+// {"clamped_timestamps": N, "max_backward_ns": B}, for the JSON counters.
+nlohmann::json ClampedTimestampsJson(const analysis::KernelAnalysis& a);
 
 // "N threads, V vertices, L links; repaired: ..." for the end of a text report, or an empty
 // string when nothing needed repair.

@@ -37,7 +37,10 @@ int RunRequest(const RequestOptions& o) {
   if (o.format == "json") {
     std::puts(report::RequestJson(g, l->spans, l->requests, *index).dump(2).c_str());
   } else {
-    std::fputs(report::RequestText(g, l->spans, l->requests, *index).c_str(), stdout);
+    // fwrite, not fputs: the text's length, whatever bytes it holds.
+    const std::string text = report::RequestText(g, l->spans, l->requests, *index);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      return fmt::print(stderr, "causeway request: cannot write the output\n"), 1;
   }
   return 0;
 }

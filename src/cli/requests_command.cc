@@ -43,7 +43,10 @@ int RunRequests(const RequestsOptions& o) {
         std::fflush(stdout) != 0)
       return fmt::print(stderr, "causeway requests: cannot write the output\n"), 1;
   } else {
-    std::fputs(report::RequestsText(g, l->spans, l->requests, o.limit).c_str(), stdout);
+    // fwrite, not fputs: the text's length, whatever bytes it holds.
+    const std::string text = report::RequestsText(g, l->spans, l->requests, o.limit);
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      return fmt::print(stderr, "causeway requests: cannot write the output\n"), 1;
   }
   return 0;
 }

@@ -112,6 +112,7 @@ int RunThreads(const ThreadsOptions& o) {
                      {"packets_expired", c.packets_expired},
                      {"discarded_events", discarded},
                      {"lost_records", c.lost_records},
+                     {"lost_window_waits", c.lost_window_waits},
                      {"missing_wakeups", c.missing_wakeups},
                      {"missing_switch_ins", c.missing_switch_ins},
                      {"interrupt_mismatches", c.interrupt_mismatches},
@@ -121,6 +122,7 @@ int RunThreads(const ThreadsOptions& o) {
     j["counters"]["block_requests_matched"] = c.block.matched;
     j["counters"]["block_completions_unmatched"] = c.block.unmatched;
     j["counters"]["block_waits_split"] = c.block_waits_split;
+    j["counters"].update(ClampedTimestampsJson(a));
     std::puts(j.dump(2).c_str());
     return 0;
   }

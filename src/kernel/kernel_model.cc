@@ -48,6 +48,7 @@ KernelModel::KernelModel(graph::ExecutionGraph* graph) : g_(graph) {
   q_inconsistent_ = g_->Intern("inconsistent schedule");
   q_new_ = g_->Intern("new thread");
   q_before_io_ = g_->Intern("before its I/O was queued");
+  q_lost_window_ = g_->Intern("lost events on another CPU");
   for (int v = 0; v < 10; ++v)
     softirq_quals_[v] = g_->Intern(std::string("softirq ") + kSoftirqNames[v]);
 }
@@ -80,6 +81,7 @@ WorkerId KernelModel::NewThread(uint32_t host, int32_t tid, int64_t ts, State s,
   const WorkerId w = g_->AddWorker(host, tid, ts, s, q);
   g_->mutable_worker(w).name = std::string(name);
   flags_.push_back(name.empty() ? 0 : kNamed);
+  last_cpu_.push_back(-1);
   if (tid >= 0 && tid < kDenseTids) {
     if (static_cast<size_t>(tid) >= h.by_tid.size())
       h.by_tid.resize(std::max<size_t>(tid + 1, h.by_tid.size() * 2), graph::kNoWorker);
@@ -127,6 +129,8 @@ void KernelModel::Process(const KernelEvent& e) {
   Host& h = hosts_[e.host];
   if (h.first_ts < 0) h.first_ts = e.ts;
   last_ts_ = std::max(last_ts_, e.ts);
+  if (e.ts >= next_lost_window_end_) [[unlikely]]
+    RestoreLostWindows(e.ts);
   Cpu* c = CpuOf(h, e.cpu);
   if (c && !c->started) {
     c->started = true;
@@ -302,6 +306,7 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
         pending_throttle_.erase(it);
       }
     }
+    last_cpu_[w] = e.cpu;
     g_->SetState(w, e.ts, s, q);
   }
   if (next > 0) {
@@ -462,6 +467,7 @@ void KernelModel::OnWakeup(const KernelEvent& e, Cpu* c) {
   }
   Name(t, e, NameField::kName);
   const State s = g_->open_state(t);
+  if (s != State::kRunning) last_cpu_[t] = -1;  // queued where the trace does not say
   if (s == State::kUnknown) {
     g_->SetState(t, e.ts, State::kPreempted);
     return;
@@ -618,6 +624,7 @@ void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   c->depth = 0;
   c->block_task = kUnknownTid;
   RecordCpuTask(e, kUnknownTid, graph::kNoWorker);
+  MarkLostWindow(e.host, e.cpu, e.ts, e.end_ts);
 }
 
 StringId KernelModel::DevQual(Host& h, int64_t dev, bool throttle) {
@@ -684,7 +691,56 @@ void KernelModel::SplitBlockWait(uint32_t host, WorkerId t, int64_t now, const B
   if (first) g_->RelabelOpen(t, State::kBlockDevice, b.qual);  // a wait of no length
 }
 
+void KernelModel::MarkLostWindow(uint32_t host, int32_t cpu, int64_t from, int64_t until) {
+  if (until <= from) return;
+  for (WorkerId w = 0; w < g_->num_workers(); ++w) {
+    const graph::Worker& k = g_->worker(w);
+    if (k.host != host) continue;
+    const State s = k.open_state();
+    // Running elsewhere (seen), unknown already, or gone: nothing more to say. A thread
+    // queued on another CPU waits there, whatever this one did; a sleeper could have been
+    // woken by a task of this CPU, and a thread queued here could have run.
+    if (s == State::kRunning || s == State::kNone) continue;
+    if (s == State::kPreempted && last_cpu_[w] >= 0 && last_cpu_[w] != cpu) continue;
+    const bool in_window = s == State::kUnknown && k.qualifier(k.size() - 1) == q_lost_window_;
+    auto it = lost_window_waits_.find(w);
+    if (it != lost_window_waits_.end()) {
+      if (in_window) {  // in another window already: until the later end
+        it->second.until = std::max(it->second.until, until);
+        continue;
+      }
+      lost_window_waits_.erase(it);  // an event of its own came since
+    }
+    if (s == State::kUnknown) continue;
+    const int64_t at = std::max(from, k.ts.back());
+    if (at >= until) continue;
+    lost_window_waits_[w] = {until, s, k.qualifier(k.size() - 1)};
+    ++counters_.lost_window_waits;
+    g_->SetState(w, at, State::kUnknown, q_lost_window_);
+  }
+  next_lost_window_end_ = std::min(next_lost_window_end_, until);
+}
+
+void KernelModel::RestoreLostWindows(int64_t now) {
+  next_lost_window_end_ = INT64_MAX;
+  for (auto it = lost_window_waits_.begin(); it != lost_window_waits_.end();) {
+    const auto [w, wait] = *it;
+    if (wait.until > now) {
+      next_lost_window_end_ = std::min(next_lost_window_end_, wait.until);
+      ++it;
+      continue;
+    }
+    // Still as the window left it (no event of the thread since): back to the wait it was
+    // in, from the window's end on.
+    const graph::Worker& k = g_->worker(w);
+    if (k.open_state() == State::kUnknown && k.qualifier(k.size() - 1) == q_lost_window_)
+      g_->SetState(w, wait.until, wait.state, wait.qual);
+    lost_window_waits_.erase(it++);
+  }
+}
+
 void KernelModel::Finish(int64_t end) {
+  RestoreLostWindows(end > 0 ? end : last_ts_);
   g_->set_end(end > 0 ? end : last_ts_);
   counters_.unnamed_qualifiers = g_->unnamed_qualifiers();
   counters_.block = block_requests_.counters();

@@ -58,6 +58,10 @@ struct ModelCounters {
   uint64_t missing_switch_ins = 0;  // thread switched out while not known to run
   uint64_t interrupt_mismatches = 0;
   uint64_t inferred_switches = 0;  // perf's current task contradicted the model's
+  // Waiting threads made UNKNOWN for a window of lost events (a thread counted once per
+  // window): nothing was seen of the lossy CPU, where a queued thread could have run and any
+  // sleeper's waker could have woken it.
+  uint64_t lost_window_waits = 0;
   // States left without their qualifier: more distinct irq / disk / vector names than the
   // graph's qualifier ids (ExecutionGraph::kMaxQualifiers).
   uint64_t unnamed_qualifiers = 0;
@@ -176,6 +180,11 @@ class KernelModel {
   void OnCpuThrottle(const KernelEvent& e);
   // The worker now running on (host, cpu) for the CPU timelines: kIdleTask for tid 0.
   void RecordCpuTask(const KernelEvent& e, int32_t tid, graph::WorkerId w);
+  // The waits that a window of lost events on CPU `cpu` of `host`, [from, until], could have
+  // changed unseen become UNKNOWN until `until`; RestoreLostWindows gives back those no
+  // event touched since.
+  void MarkLostWindow(uint32_t host, int32_t cpu, int64_t from, int64_t until);
+  void RestoreLostWindows(int64_t now);
   void Push(Cpu* c, Ctx type, graph::StringId q, int32_t softirq_vector = 0);
   void Pop(Cpu* c, Ctx type);
   Cause WakeCause(const KernelEvent& e, Cpu* c, graph::WorkerId target);
@@ -193,6 +202,17 @@ class KernelModel {
   // The throttling qualifier of workers flagged kThrottlePending, and one per cgroup.
   std::unordered_map<graph::WorkerId, graph::StringId> pending_throttle_;
   std::unordered_map<std::string, graph::StringId> throttle_quals_;
+  // Per worker: the CPU it was last switched out on, -1 when not known (never switched out,
+  // or woken since: the run queue it went to is not in the trace).
+  std::vector<int32_t> last_cpu_;
+  // Waits made UNKNOWN by a lost-event window: the state to give back when it ends.
+  struct LostWindowWait {
+    int64_t until = 0;
+    graph::State state = graph::State::kBlocked;
+    graph::StringId qual = 0;
+  };
+  absl::flat_hash_map<graph::WorkerId, LostWindowWait> lost_window_waits_;
+  int64_t next_lost_window_end_ = INT64_MAX;  // the earliest `until` of lost_window_waits_
   // Segments in flight: sent and received within microseconds, so the map stays small while
   // a million go through it. Open addressing in one array: a node allocated and freed per
   // segment (std::unordered_map) is a visible cost at that rate, and reusing the nodes
@@ -203,7 +223,8 @@ class KernelModel {
   BlockRequests block_requests_;
   ModelCounters counters_;
   graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_, q_hardirq_,
-      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_, q_before_io_;
+      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_, q_before_io_,
+      q_lost_window_;
   graph::StringId softirq_quals_[10] = {};
 };
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/request_format.h"
+
 namespace causeway::report {
 namespace {
 
@@ -117,7 +119,8 @@ json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
   }
   return {{"traceEvents", std::move(events)},
           {"displayTimeUnit", "ns"},
-          {"otherData", {{"generator", "causeway export"}, {"origin_ns", t0}}}};
+          {"otherData",
+           {{"generator", "causeway export"}, {"origin_ns", t0}, {"counters", DataRepairJson(a)}}}};
 }
 
 }  // namespace causeway::report

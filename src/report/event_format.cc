@@ -9,6 +9,7 @@
 
 #include "ctf/reader/trace.h"
 #include "report/json_writer.h"
+#include "report/terminal_text.h"
 
 namespace causeway::report {
 
@@ -87,9 +88,9 @@ void AppendHexUpper(uint64_t v, Line* out) {
 }
 
 // Text as babeltrace2's text sink prints it: in double quotes; a backslash, both quotes
-// and '?' behind a backslash (C's escapes); control characters (below 0x20, and 0x7f) by
-// their C escape where C has a letter for them (\e for ESC, as GCC writes it), else as
-// \x and two lowercase hex digits; bytes from 0x80 up as they are (UTF-8 passes through).
+// and '?' behind a backslash (C's escapes); control characters by AppendControlEscape
+// (terminal_text.h, shared with every output that prints names); bytes from 0x80 up as they
+// are (UTF-8 passes through).
 // Checked byte for byte against babeltrace2 on a live LTTng-UST trace
 // (tests/ctf_lttng_ust_interop_test.cc).
 void AppendTextString(std::string_view s, Line* out) {
@@ -118,40 +119,15 @@ void AppendTextString(std::string_view s, Line* out) {
       case '?':
         named = "\\?";
         break;
-      case '\a':
-        named = "\\a";
-        break;
-      case '\b':
-        named = "\\b";
-        break;
-      case 0x1b:
-        named = "\\e";
-        break;
-      case '\f':
-        named = "\\f";
-        break;
-      case '\n':
-        named = "\\n";
-        break;
-      case '\r':
-        named = "\\r";
-        break;
-      case '\t':
-        named = "\\t";
-        break;
-      case '\v':
-        named = "\\v";
-        break;
       default:
         break;
     }
-    if (named) {
+    if (named)
       *out += named;
-    } else if (c < 0x20 || c == 0x7f) {
-      *out += fmt::format("\\x{:02x}", c);
-    } else {
+    else if (IsControlByte(c))
+      AppendControlEscape(c, out);
+    else
       out->push_back(ch);
-    }
   }
   out->push_back('"');
 }

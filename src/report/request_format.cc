@@ -13,6 +13,7 @@
 #include "report/critpath_format.h"
 #include "report/json_writer.h"
 #include "report/request_diagnosis.h"
+#include "report/terminal_text.h"
 
 namespace causeway::report {
 namespace {
@@ -34,7 +35,7 @@ std::vector<size_t> SlowestFirst(const requests::RequestAnalysis& a, long limit)
 
 std::string Who(const graph::ExecutionGraph& g, const requests::RequestAnalysis& a,
                 graph::WorkerId w) {
-  return w == graph::kNoWorker ? "-" : a.ThreadLabel(g, w);
+  return w == graph::kNoWorker ? "-" : TerminalText(a.ThreadLabel(g, w));
 }
 
 // ThreadJson plus the thread's service: of the spans it ran, else of its process's threads.
@@ -202,6 +203,48 @@ std::string SpanPlacementText(const requests::RequestAnalysis& a) {
   return out;
 }
 
+std::string DataRepairText(const requests::RequestAnalysis& a) {
+  std::string out;
+  if (a.spans_duplicate_id > 0)
+    out += fmt::format(
+        "{} spans dropped: their span id was already used by another span (of any trace)\n",
+        a.spans_duplicate_id);
+  if (a.spans_negative_time > 0)
+    out += fmt::format("{} spans dropped: they start before 1970 (a negative time)\n",
+                       a.spans_negative_time);
+  if (a.parent_cycles > 0)
+    out += fmt::format(
+        "{} parent chains loop (a span its own parent, or a cycle): each one's earliest span "
+        "was taken as its root\n",
+        a.parent_cycles);
+  if (a.extra_roots > 0)
+    out += fmt::format(
+        "{} more root spans in traces that have one already: each is a request of its own\n",
+        a.extra_roots);
+  if (a.sync_traces_damaged > 0)
+    out += fmt::format(
+        "{} user-space traces are damaged (file and offset above): their sync events were read "
+        "up to the damage, the spans that needed the rest keep their own times\n",
+        a.sync_traces_damaged);
+  if (a.kernel_timestamps_clamped > 0)
+    out += fmt::format(
+        "{} kernel timestamps went back in time and were clamped (a damaged stream; largest "
+        "step back {}): times after such a step may be late by up to that much\n",
+        a.kernel_timestamps_clamped,
+        FormatDuration(static_cast<int64_t>(a.kernel_max_backward_ns)));
+  return out;
+}
+
+nlohmann::json DataRepairJson(const requests::RequestAnalysis& a) {
+  return {{"spans_duplicate_id", a.spans_duplicate_id},
+          {"spans_negative_time", a.spans_negative_time},
+          {"parent_cycles", a.parent_cycles},
+          {"extra_roots", a.extra_roots},
+          {"sync_traces_damaged", a.sync_traces_damaged},
+          {"kernel_timestamps_clamped", a.kernel_timestamps_clamped},
+          {"kernel_max_backward_ns", a.kernel_max_backward_ns}};
+}
+
 std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                          const requests::RequestAnalysis& a, long limit) {
   std::string out = fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n", "REQUEST", "SERVICE",
@@ -210,9 +253,10 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
   for (size_t i : order) {
     const Request& r = a.requests[i];
     const spans::Span& root = s.spans[r.root];
-    out += fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n",
-                       spans::TraceIdHex(r.trace).substr(0, 16), *root.service, *root.operation,
-                       FormatDuration(r.latency()), RequestDiagnosis(g, s, a, r));
+    out +=
+        fmt::format("{:<16}  {:<12} {:<24} {:>12}  {}\n", spans::TraceIdHex(r.trace).substr(0, 16),
+                    TerminalText(*root.service), TerminalText(*root.operation),
+                    FormatDuration(r.latency()), TerminalText(RequestDiagnosis(g, s, a, r)));
   }
   out += fmt::format(
       "\n{} requests ({} shown, slowest first) from {} spans; {} spans timed by user-space sync "
@@ -234,6 +278,7 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
         "{} user-space events were discarded by the tracer: spans whose sync events were among "
         "them keep their own (microsecond) times\n",
         a.sync_events_discarded);
+  out += DataRepairText(a);
   if (a.merged.shared_nodes > 0)
     out += fmt::format(
         "{} critical paths merged (one per thread and run of overlapping requests): {} states, {} "
@@ -256,7 +301,8 @@ std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s
             "{}{} {:.0f}%", causes.empty() ? "" : ", ", requests::CauseName(static_cast<Cause>(c)),
             100.0 * static_cast<double>(o.by_cause[c]) / static_cast<double>(total));
       }
-      out += fmt::format("{:<12} {:<24} {:>7} {:>12} {:>12}  {}\n", o.service, o.operation, o.count,
+      out += fmt::format("{:<12} {:<24} {:>7} {:>12} {:>12}  {}\n", TerminalText(o.service),
+                         TerminalText(o.operation), o.count,
                          FormatDuration(o.total_latency / std::max<int64_t>(1, o.count)),
                          FormatDuration(o.max_latency), causes);
     }
@@ -285,21 +331,22 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
                    {"mean_latency_ns", o.total_latency / std::max<int64_t>(1, o.count)},
                    {"max_latency_ns", o.max_latency},
                    {"by_cause", CausesJson(o.by_cause)}});
-  const nlohmann::json counters = {{"requests", a.requests.size()},
-                                   {"spans", a.spans},
-                                   {"spans_synced", a.spans_synced},
-                                   {"span_lines_cut_short", a.span_lines_cut_short},
-                                   {"kernel_events_discarded", a.kernel_events_discarded},
-                                   {"sync_events_discarded", a.sync_events_discarded},
-                                   {"spans_without_thread", a.spans_without_thread},
-                                   {"spans_outside_trace", a.spans_outside_trace},
-                                   {"requests_without_thread", a.requests_without_thread},
-                                   {"spans_by_thread_source", SpansBySourceJson(a)},
-                                   {"thread_ids_ignored", a.thread_ids_ignored},
-                                   {"http_messages", a.http_messages},
-                                   {"http_messages_with_context", a.http_messages_with_context},
-                                   {"http_messages_truncated", a.http_messages_truncated},
-                                   {"threads_by_messages", a.threads_by_messages}};
+  nlohmann::json counters = {{"requests", a.requests.size()},
+                             {"spans", a.spans},
+                             {"spans_synced", a.spans_synced},
+                             {"span_lines_cut_short", a.span_lines_cut_short},
+                             {"kernel_events_discarded", a.kernel_events_discarded},
+                             {"sync_events_discarded", a.sync_events_discarded},
+                             {"spans_without_thread", a.spans_without_thread},
+                             {"spans_outside_trace", a.spans_outside_trace},
+                             {"requests_without_thread", a.requests_without_thread},
+                             {"spans_by_thread_source", SpansBySourceJson(a)},
+                             {"thread_ids_ignored", a.thread_ids_ignored},
+                             {"http_messages", a.http_messages},
+                             {"http_messages_with_context", a.http_messages_with_context},
+                             {"http_messages_truncated", a.http_messages_truncated},
+                             {"threads_by_messages", a.threads_by_messages}};
+  counters.update(DataRepairJson(a));
   const nlohmann::json merged = {{"paths", a.merged.paths.size()},
                                  {"segments", a.merged.segments},
                                  {"nodes", a.merged.num_nodes},
@@ -316,12 +363,13 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                         const requests::RequestAnalysis& a, size_t index) {
   const Request& r = a.requests[index];
   const spans::Span& root = s.spans[r.root];
-  std::string out = fmt::format("Request {} ({} {}), root span {} on {}\n",
-                                spans::TraceIdHex(r.trace), *root.service, *root.operation,
-                                spans::SpanIdHex(root.span_id), Who(g, a, r.worker));
+  std::string out =
+      fmt::format("Request {} ({} {}), root span {} on {}\n", spans::TraceIdHex(r.trace),
+                  TerminalText(*root.service), TerminalText(*root.operation),
+                  spans::SpanIdHex(root.span_id), Who(g, a, r.worker));
   out += fmt::format("From {} to {}: {}\nDominant cause: {}\n\n", FormatTimestamp(r.start),
                      FormatTimestamp(r.end), FormatDuration(r.latency()),
-                     RequestDiagnosis(g, s, a, r));
+                     TerminalText(RequestDiagnosis(g, s, a, r)));
   out += fmt::format("{:>12} {:>12}  {:<34} {:<13} {}\n", "AT", "DURATION", "THREAD", "STATE",
                      "CAUSE");
   for (const auto& p : r.path) {
@@ -329,7 +377,7 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
     if (p.other_request >= 0) {
       const Request& x = a.requests[p.other_request];
       cause += fmt::format(" {} ({})", spans::TraceIdHex(x.trace).substr(0, 8),
-                           *s.spans[x.root].operation);
+                           TerminalText(*s.spans[x.root].operation));
     }
     if (p.state == graph::State::kPreempted && p.worker != graph::kNoWorker) {
       const graph::CpuWait wait = graph::WhoHeldTheCpu(g, p.worker, p.start, p.end);
@@ -353,12 +401,13 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
     out += "Blocked by requests:\n";
     for (const auto& [x, d] : r.by_request)
       out += fmt::format("  {} ({} {}) {:>12}\n", spans::TraceIdHex(a.requests[x].trace),
-                         *s.spans[a.requests[x].root].service,
-                         *s.spans[a.requests[x].root].operation, FormatDuration(d));
+                         TerminalText(*s.spans[a.requests[x].root].service),
+                         TerminalText(*s.spans[a.requests[x].root].operation), FormatDuration(d));
   }
   out += "Time by thread:\n";
   for (const auto& [w, d] : r.by_thread)
     out += fmt::format("  {:<34} {:>12}\n", Who(g, a, w), FormatDuration(d));
+  if (const std::string repairs = DataRepairText(a); !repairs.empty()) out += "\n" + repairs;
   return out;
 }
 
@@ -400,6 +449,9 @@ nlohmann::json RequestJson(const graph::ExecutionGraph& g, const spans::SpanSet&
     threads.push_back(t);
   }
   j["by_thread"] = threads;
+  j["counters"] = DataRepairJson(a);
+  j["counters"]["kernel_events_discarded"] = a.kernel_events_discarded;
+  j["counters"]["sync_events_discarded"] = a.sync_events_discarded;
   return j;
 }
 

@@ -19,6 +19,13 @@ namespace causeway::report {
 // nothing to say beyond the counts of RequestsText's summary line).
 std::string SpanPlacementText(const requests::RequestAnalysis& a);
 
+// What the readers dropped or repaired beyond the listing's counts, a line each (empty when
+// nothing): spans dropped (duplicate ids, negative times), parent cycles broken, extra roots,
+// damaged user-space traces, clamped kernel timestamps. Every request report prints it, and
+// its JSON (DataRepairJson) is in every request report's counters.
+std::string DataRepairText(const requests::RequestAnalysis& a);
+nlohmann::json DataRepairJson(const requests::RequestAnalysis& a);
+
 std::string RequestsText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                          const requests::RequestAnalysis& a, long limit);
 // The JSON document of docs/cli.md, written as it is built: one request per line, so that

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/critpath_format.h"
+#include "report/html_escape.h"
 #include "report/request_diagnosis.h"
 #include "report/request_format.h"
 
@@ -155,22 +156,9 @@ std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s
                          {"kernel_discarded", a.kernel_events_discarded},
                          {"sync_discarded", a.sync_events_discarded},
                          {"placement", SpanPlacementText(a)}};
-  std::string json = data.dump();
-  // Inside <script>: "</" would end the element early.
-  ReplaceAll(json, "</", "<\\/");
+  const std::string json = JsonForScript(data.dump());
   std::string page = kPage;
-  std::string safe_title;
-  for (char c : title) {
-    if (c == '<')
-      safe_title += "&lt;";
-    else if (c == '>')
-      safe_title += "&gt;";
-    else if (c == '&')
-      safe_title += "&amp;";
-    else
-      safe_title += c;
-  }
-  ReplaceAll(page, "@TITLE@", safe_title);
+  ReplaceAll(page, "@TITLE@", HtmlText(title));
   ReplaceAll(page, "@DATA@", json);
   return page;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -225,7 +226,10 @@ class Analyzer {
   const RequestOptions& options_;
   RequestAnalysis& out_;
   const graph::ThreadLookup threads_;
+  // A trace's earliest request, for what names a trace but no span (HTTP messages).
   std::unordered_map<spans::TraceId, int32_t, TraceIdHash> request_of_trace_;
+  // Per span: the request of its root.
+  std::vector<int32_t> root_of_span_;
   // Per worker (dense: looked up for every segment of every request's path), with the
   // position of its last search (StepAfter).
   std::vector<std::vector<Step>> timeline_;
@@ -244,28 +248,70 @@ class Analyzer {
 };
 
 void Analyzer::FindRequests() {
-  // Hashed: every span and activation looks its trace up.
+  // Each span's root: up its parents within its trace (a parent in another trace, or
+  // missing, makes a root). A chain that comes back to itself (a span its own parent, or a
+  // cycle) would have no root and its spans no request: its earliest span becomes the root,
+  // and the cycle is counted.
+  constexpr int32_t kUnseen = -1, kOnWalk = -2;
+  root_of_span_.assign(set_.spans.size(), kUnseen);
+  std::vector<size_t> walk;
+  auto parent_of = [&](size_t i) -> std::optional<size_t> {
+    const spans::Span& s = set_.spans[i];
+    if (s.parent_span_id == 0) return std::nullopt;
+    auto p = set_.by_id.find(s.parent_span_id);
+    if (p == set_.by_id.end() || !(set_.spans[p->second].trace == s.trace)) return std::nullopt;
+    return p->second;
+  };
+  for (size_t i = 0; i < set_.spans.size(); ++i) {
+    walk.clear();
+    size_t at = i;
+    int32_t root = kUnseen;
+    while (true) {
+      if (root_of_span_[at] >= 0) {
+        root = root_of_span_[at];
+        break;
+      }
+      if (root_of_span_[at] == kOnWalk) {  // back on this walk: a cycle from `at` on
+        size_t earliest = at;
+        for (auto it = std::find(walk.begin(), walk.end(), at); it != walk.end(); ++it)
+          if (set_.spans[*it].start_ns < set_.spans[earliest].start_ns) earliest = *it;
+        root = static_cast<int32_t>(earliest);
+        ++out_.parent_cycles;
+        break;
+      }
+      root_of_span_[at] = kOnWalk;
+      walk.push_back(at);
+      const std::optional<size_t> parent = parent_of(at);
+      if (!parent) {
+        root = static_cast<int32_t>(at);
+        break;
+      }
+      at = *parent;
+    }
+    for (size_t w : walk) root_of_span_[w] = root;
+  }
+  // One request per root, every root of a trace kept; a trace's first request (the earliest
+  // root) is the one its HTTP messages name.
+  std::vector<int32_t> request_of_root(set_.spans.size(), -1);
   request_of_trace_.reserve(set_.spans.size() / 4);
   for (size_t i = 0; i < set_.spans.size(); ++i) {
+    if (root_of_span_[i] != static_cast<int32_t>(i)) continue;
     const spans::Span& s = set_.spans[i];
-    const bool root = s.parent_span_id == 0 || !set_.by_id.count(s.parent_span_id);
-    if (!root) continue;
-    auto [it, fresh] =
-        request_of_trace_.try_emplace(s.trace, static_cast<int32_t>(out_.requests.size()));
-    if (fresh) {
-      Request r;
-      r.root = i;
-      r.trace = s.trace;
-      r.start = s.start_ns;
-      r.end = s.end_ns;
-      out_.requests.push_back(r);
-    } else if (s.start_ns < out_.requests[it->second].start) {
-      Request& r = out_.requests[it->second];
-      r.root = i;
-      r.start = s.start_ns;
-      r.end = s.end_ns;
+    const auto index = static_cast<int32_t>(out_.requests.size());
+    request_of_root[i] = index;
+    Request r;
+    r.root = i;
+    r.trace = s.trace;
+    r.start = s.start_ns;
+    r.end = s.end_ns;
+    out_.requests.push_back(r);
+    auto [it, fresh] = request_of_trace_.try_emplace(s.trace, index);
+    if (!fresh) {
+      if (s.start_ns < out_.requests[it->second].start) it->second = index;
+      ++out_.extra_roots;
     }
   }
+  for (int32_t& r : root_of_span_) r = request_of_root[static_cast<size_t>(r)];
   by_request_ = SumsByKey<int32_t>(out_.requests.size());
 }
 
@@ -278,7 +324,7 @@ void Analyzer::AssociateThreads() {
   const SpanPlacement* placement = options_.placement;
   for (size_t i = 0; i < set_.spans.size(); ++i) {
     const spans::Span& s = set_.spans[i];
-    auto r = request_of_trace_.find(s.trace);
+    const int32_t request = root_of_span_[i];
     WorkerId w = graph::kNoWorker;
     // A span whose thread is not in the kernel trace is counted there, not as one without a
     // thread.
@@ -297,19 +343,24 @@ void Analyzer::AssociateThreads() {
     }
     span_worker_[i] = w;
     if (s.synced) told[w] = 1;
-    if (r != request_of_trace_.end()) intervals[w].push_back({s.start_ns, s.end_ns, r->second});
+    intervals[w].push_back({s.start_ns, s.end_ns, request});
     out_.thread_service.try_emplace(w, *s.service);
   }
   for (const spans::Activation& a : set_.activations) {
-    auto r = request_of_trace_.find(a.trace);
-    if (r == request_of_trace_.end() || a.tid == 0) continue;
+    int32_t request = -1;
+    if (auto span = set_.by_id.find(a.span_id);
+        span != set_.by_id.end() && set_.spans[span->second].trace == a.trace)
+      request = root_of_span_[span->second];
+    else if (auto r = request_of_trace_.find(a.trace); r != request_of_trace_.end())
+      request = r->second;
+    if (request < 0 || a.tid == 0) continue;
     const WorkerId w = threads_.At(a.tid, a.begin_ns);
     if (w == graph::kNoWorker) {
       ++out_.spans_outside_trace;
       continue;
     }
     told[w] = 1;
-    intervals[w].push_back({a.begin_ns, a.end_ns, r->second});
+    intervals[w].push_back({a.begin_ns, a.end_ns, request});
   }
   for (const auto& [w, service] : out_.thread_service)
     if (g_.worker(w).pid >= 0)
@@ -550,6 +601,9 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   out.spans = set.spans.size();
   out.spans_synced = set.synced;
   out.span_lines_cut_short = set.truncated_lines;
+  out.spans_duplicate_id = set.duplicates;
+  out.spans_negative_time = set.negative_times;
+  out.sync_traces_damaged = set.sync_traces_damaged;
   out.sync_events_discarded = set.sync_events_discarded;
   if (const SpanPlacement* p = options.placement) {
     if (p->worker.size() != set.spans.size())
@@ -607,6 +661,13 @@ StatusOr<size_t> FindRequest(const RequestAnalysis& a, const spans::SpanSet& s,
   }
   if (found.empty())
     return NotFound(fmt::format("No request '{}' (see `causeway requests` for their ids)", id));
+  if (found.size() > 1 && std::all_of(found.begin(), found.end(), [&](size_t i) {
+        return a.requests[i].trace == a.requests[found[0]].trace;
+      }))
+    return InvalidArgument(fmt::format(
+        "Trace {} has {} requests (several root spans): give the root span id of one (see "
+        "`causeway requests --format json`)",
+        spans::TraceIdHex(a.requests[found[0]].trace), found.size()));
   if (found.size() > 1)
     return InvalidArgument(fmt::format("'{}' matches {} requests: give more digits of the trace id",
                                        id, found.size()));

@@ -76,8 +76,21 @@ struct RequestAnalysis {
   std::vector<Request> requests;  // in root-span start order
   std::vector<OperationSummary> operations;
   uint64_t spans = 0;
-  uint64_t spans_synced = 0;           // times and thread from user-space sync events
-  uint64_t span_lines_cut_short = 0;   // span file lines lost to a writer's crash
+  uint64_t spans_synced = 0;          // times and thread from user-space sync events
+  uint64_t span_lines_cut_short = 0;  // span file lines lost to a writer's crash
+  // Spans the readers dropped (SpanSet's counts): a span id already read (in any trace), a
+  // start before 1970.
+  uint64_t spans_duplicate_id = 0;
+  uint64_t spans_negative_time = 0;
+  // Parent chains that loop (a span its own parent, or a cycle): each one's earliest span
+  // was made a root. Roots beyond the first in their trace: each is a request of its own.
+  uint64_t parent_cycles = 0;
+  uint64_t extra_roots = 0;
+  uint64_t sync_traces_damaged = 0;  // user-space traces read up to their damage (SpanSet's)
+  // Kernel timestamps that went back in time and were clamped (a damaged stream), and the
+  // largest step back: set by whoever read the kernel trace, as kernel_events_discarded.
+  uint64_t kernel_timestamps_clamped = 0;
+  uint64_t kernel_max_backward_ns = 0;
   uint64_t sync_events_discarded = 0;  // user-space events the tracer lost (SpanSet's)
   // Kernel events the tracer lost: set by whoever read the kernel trace (the analysis sees
   // the graph only, where their time is UNKNOWN), so that the reports count them.

@@ -113,11 +113,15 @@ struct SpanSet {
   std::shared_ptr<SpanNames> names = std::make_shared<SpanNames>();
   std::vector<Activation> activations;
   absl::flat_hash_map<uint64_t, size_t> by_id;  // span id -> index in spans
-  uint64_t duplicates = 0;                      // spans seen twice, kept once
+  uint64_t duplicates = 0;                      // span ids seen twice (any trace), kept once
+  uint64_t negative_times = 0;                  // spans starting before 1970: dropped
   uint64_t synced = 0;                          // spans whose times come from sync events
   // User-space events the tracer discarded (packet context events_discarded) in the traces
   // the sync events came from: a span whose sync events were among them keeps its own times.
   uint64_t sync_events_discarded = 0;
+  // User-space traces damaged (their reader's error is in `warnings`): their sync events
+  // after the damage are lost, and the spans that needed them keep their own times.
+  uint64_t sync_traces_damaged = 0;
   // JSON Lines files whose last line was cut short (a writer that died mid-append): the
   // line is skipped, counted here and described in `warnings`.
   uint64_t truncated_lines = 0;

@@ -147,6 +147,12 @@ bool OtlpIntValue(const Field& value, int64_t* out) {
 }
 
 void AddSpan(Span s, SpanSet* out) {
+  // Before 1970 on the Unix clock: no recording holds it, and as a request it would rank
+  // slowest by decades.
+  if (s.start_ns < 0) {
+    ++out->negative_times;
+    return;
+  }
   auto [it, inserted] = out->by_id.emplace(s.span_id, out->spans.size());
   if (!inserted) {
     ++out->duplicates;
@@ -214,11 +220,10 @@ SpanFields SpanFieldsOf(const object& j) {
   return f;
 }
 
-Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
-  array rss;
-  if (!Array(Get(doc, "resourceSpans"), &rss))
-    return Where{file, "resourceSpans"}.Error("not an array");
-  size_t r = 0;
+// The resources of one resourceSpans array; `*next_index` numbers them in error messages.
+Status ParseOtlpResources(const array& rss, const std::string& file, size_t* next_index,
+                          SpanSet* out) {
+  size_t& r = *next_index;
   for (element rs_el : rss) {
     const size_t ri = r++;
     object rs;
@@ -297,6 +302,21 @@ Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
         AddSpan(std::move(s), out);
       }
     }
+  }
+  return Status::Ok();
+}
+
+// Every "resourceSpans" member of the document: a lookup finds the first of a name given
+// twice, and the spans of the others would be lost without a word. The resources are
+// numbered across them, as one list.
+Status ParseOtlp(const object& doc, const std::string& file, SpanSet* out) {
+  size_t r = 0;
+  for (const auto [member, value] : doc) {
+    if (member != "resourceSpans") continue;
+    array rss;
+    if (value.get_array().get(rss) != SUCCESS)
+      return Where{file, "resourceSpans"}.Error("not an array");
+    RETURN_IF_ERROR(ParseOtlpResources(rss, file, &r, out));
   }
   return Status::Ok();
 }
@@ -630,7 +650,15 @@ StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths)
       // Each host's own clock: the caller's transforms are applied afterwards.
       ctf::ReaderOptions options;
       options.decode_threads = 0;  // small traces, read beside other work
-      ASSIGN_OR_RETURN(auto reader, ctf::EventReader::Open({dir}, options));
+      auto opened = ctf::EventReader::Open({dir}, options);
+      // A damaged user-space trace (a service killed mid-write, a bad disk) costs its own
+      // sync events, not the analysis: its spans keep their own times, and the damage is
+      // reported with the file and offset the reader names.
+      if (!opened.ok()) {
+        out.damaged.push_back(opened.status().ToString());
+        continue;
+      }
+      auto& reader = *opened;
       SyncEvents::Trace& trace = out.traces.emplace_back();
       trace.dir = dir;
       if (!reader->traces().empty()) trace.hostname = reader->traces().front()->hostname();
@@ -676,10 +704,19 @@ StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths)
           trace.deactivated.push_back(
               {f.high >= 0 ? e->GetUnsigned(f.high) : 0, f.low >= 0 ? e->GetUnsigned(f.low) : 0});
       }
-      RETURN_IF_ERROR(reader->status());
+      // The events before the damage are whole: kept.
+      if (!reader->status().ok()) out.damaged.push_back(reader->status().ToString());
     }
   }
   return out;
+}
+
+void NoteDamagedSyncTraces(const SyncEvents& events, SpanSet* set) {
+  for (const std::string& error : events.damaged) {
+    ++set->sync_traces_damaged;
+    set->warnings.push_back(
+        fmt::format("user-space trace damaged, its sync events read up to the damage: {}", error));
+  }
 }
 
 void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
@@ -749,6 +786,7 @@ void ApplySyncEvents(const SyncEvents& events, SpanSet* set,
 Status ApplySyncEvents(const std::vector<std::string>& trace_paths, SpanSet* set,
                        const std::map<std::string, ClockTransform>& transforms) {
   ASSIGN_OR_RETURN(const SyncEvents events, ReadSyncEvents(trace_paths));
+  NoteDamagedSyncTraces(events, set);
   ApplySyncEvents(events, set, transforms);
   return Status::Ok();
 }

@@ -46,11 +46,18 @@ struct SyncEvents {
     uint64_t discarded_events = 0;     // the tracer lost (packet context events_discarded)
   };
   std::vector<Trace> traces;  // user-space traces holding sync events
+  // The reader's errors (file and offset) of the user-space traces that are damaged: each
+  // one's events before the damage are in `traces`, a trace that cannot be opened is not.
+  std::vector<std::string> damaged;
 };
 
 // Reads the sync events of `trace_paths` (CTF trace directories or their parents); traces
 // without sync events in their metadata are skipped unread.
 StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths);
+
+// Counts the damaged user-space traces of `events` in `set` and describes each in its
+// warnings (the reader's error: file and offset).
+void NoteDamagedSyncTraces(const SyncEvents& events, SpanSet* set);
 
 // Spans take their sync events' times and threads; `transforms` (by trace env hostname)
 // maps each host's clock to the analysis timebase. Causeway's activate/deactivate pairs

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -448,6 +449,41 @@ TEST(SyncEvents, ReadThenTransformedEqualsReadThroughTheTransform) {
   }
   EXPECT_NE(after.spans[0].start_ns, 1'000'001'000) << "the transform was not applied";
   fs::remove_all(dir);
+}
+
+// A member given twice: a lookup finds the first, and the second's spans were lost without a
+// word. Both paths (the fast path hands such a document to the DOM reader) read every one.
+TEST(SpanReader, ReadsEveryResourceSpansMemberOfADocument) {
+  const std::string path = std::string(CAUSEWAY_SOURCE_DIR) +
+                           "/fuzz/corpus/span_reader/duplicate-resource-spans-key.json";
+  std::ifstream f(path);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(text.empty()) << path;
+  for (const bool fast : {true, false}) {
+    SpanSet set;
+    ASSERT_TRUE(ParseSpanDocument(text, "d.json", &set, fast).ok());
+    ASSERT_EQ(set.spans.size(), 2u) << fast;
+    EXPECT_EQ(*set.spans[0].operation, "a");
+    EXPECT_EQ(*set.spans[1].operation, "b");
+  }
+}
+
+// A start before 1970 is no time of any recording: the span is dropped and counted (it
+// ranked slowest by decades); a span id used again, even in another trace, is counted.
+TEST(SpanReader, DropsAndCountsNegativeStartsAndDuplicateIds) {
+  const std::string path = std::string(CAUSEWAY_SOURCE_DIR) +
+                           "/fuzz/corpus/span_reader/parent-cycle-two-roots-negative.json";
+  std::ifstream f(path);
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(text.empty()) << path;
+  for (const bool fast : {true, false}) {
+    SpanSet set;
+    ASSERT_TRUE(ParseSpanDocument(text, "c.json", &set, fast).ok());
+    EXPECT_EQ(set.negative_times, 1u) << fast;
+    EXPECT_EQ(set.duplicates, 1u) << fast;
+    EXPECT_EQ(set.spans.size(), 5u) << fast;
+    for (const Span& s : set.spans) EXPECT_GE(s.start_ns, 0) << *s.operation;
+  }
 }
 
 }  // namespace

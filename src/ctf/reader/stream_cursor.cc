@@ -274,6 +274,8 @@ Status StreamCursor::DecodePacketHeaders(uint64_t window, uint64_t* pos,
     stats_.stream_class_id = sp->cls->id;
     // The shortcut ns = cycles + offset holds for a 1 GHz clock and no transform.
     clock_is_ns_ = (!sp->clock || sp->clock->freq == 1'000'000'000) && !transform_;
+    // The clock's origin must be a time: the shortcut above adds it to every timestamp.
+    RETURN_IF_ERROR(trace_->CheckClockRange(sp->clock, 0, "the origin"));
     clock_offset_ns_ = trace_->CyclesToNs(sp->clock, 0);
     event_.stream_plan = sp;
     if (hk.stream_instance_id) stats_.stream_instance_id = Read(hk.stream_instance_id);
@@ -341,8 +343,15 @@ Status StreamCursor::StartPacket() {
   ++stats_.packets;
   ++stats_changes_;  // and what the packet's context counts, below
 
-  if (k.timestamp_begin)
+  // A packet's bounds out of the range of timestamps mean a wrong clock description (its
+  // events would wrap or pile up at the end of time): refused, naming the clock's fields.
+  if (k.timestamp_begin) {
     clock_ = UpdateClock(clock_, Read(k.timestamp_begin), k.timestamp_begin->scalar.size_bits);
+    RETURN_IF_ERROR(trace_->CheckClockRange(stream_plan_->clock, clock_, "timestamp_begin"));
+  }
+  if (k.timestamp_end)
+    RETURN_IF_ERROR(
+        trace_->CheckClockRange(stream_plan_->clock, Read(k.timestamp_end), "timestamp_end"));
   if (k.cpu_id) stats_.cpu = event_.cpu = static_cast<int64_t>(Read(k.cpu_id));
   const uint64_t packet_end_ts = k.timestamp_end ? ToNs(Read(k.timestamp_end)) : 0;
   if (k.events_discarded) {
@@ -410,7 +419,10 @@ void StreamCursor::ContinueFrom(const PacketCounters& last) {
 uint64_t StreamCursor::ToNs(uint64_t cycles) {
   const uint64_t ns = trace_->CyclesToNs(stream_plan_->clock, cycles);
   if (!transform_) return ns;
-  return static_cast<uint64_t>(transform_->Apply(static_cast<int64_t>(ns)));
+  // The transforms work on int64 ns: a later time (after 2262) saturates, as does a result
+  // before the origin, rather than wrapping.
+  const int64_t t = transform_->Apply(static_cast<int64_t>(std::min<uint64_t>(ns, INT64_MAX)));
+  return t < 0 ? 0 : static_cast<uint64_t>(t);
 }
 
 bool StreamCursor::FastHeader(uint64_t* pos, uint64_t* id) {

@@ -67,14 +67,38 @@ const FastPathTables& Trace::fast_path_tables(const StreamPlan& stream) const {
   return *compiled_->fast_path_tables[i];
 }
 
+namespace {
+
+// The clock's time of `cycles` in ns from its origin, exactly (offset_s, offset and cycles
+// are each within 2^64, so the sum is within 2^128).
+int128 ExactNs(const ClockClass& clock, uint64_t cycles) {
+  const int128 offset_ns = static_cast<int128>(clock.offset_s) * 1'000'000'000;
+  if (clock.freq == 1'000'000'000) return offset_ns + clock.offset + static_cast<int128>(cycles);
+  const int128 total = static_cast<int128>(clock.offset) + cycles;
+  return offset_ns + total * 1'000'000'000 / static_cast<int128>(clock.freq);
+}
+
+constexpr int128 kMaxNs = static_cast<int128>(UINT64_MAX);
+
+}  // namespace
+
 uint64_t Trace::CyclesToNs(const ClockClass* clock, uint64_t cycles) const {
   if (!clock) return cycles;
-  const int128 offset_ns = static_cast<int128>(clock->offset_s) * 1'000'000'000;
-  if (clock->freq == 1'000'000'000)
-    return static_cast<uint64_t>(offset_ns + clock->offset + static_cast<int128>(cycles));
-  const int128 total = static_cast<int128>(clock->offset) + cycles;
-  return static_cast<uint64_t>(offset_ns +
-                               total * 1'000'000'000 / static_cast<int128>(clock->freq));
+  const int128 ns = ExactNs(*clock, cycles);
+  return ns < 0 ? 0 : ns > kMaxNs ? UINT64_MAX : static_cast<uint64_t>(ns);
+}
+
+Status Trace::CheckClockRange(const ClockClass* clock, uint64_t cycles,
+                              std::string_view what) const {
+  if (!clock) return Status::Ok();
+  const int128 ns = ExactNs(*clock, cycles);
+  if (ns >= 0 && ns <= kMaxNs) return Status::Ok();
+  return DataLoss(fmt::format(
+      "clock {}: {} ({} cycles) at freq = {} Hz, offset_s = {}, offset = {} is {} the range of "
+      "timestamps (0 to 2^64 ns from the clock's origin, the Epoch to the year 2554): the "
+      "clock's freq, offset_s or offset is wrong",
+      clock->name, what, cycles, clock->freq, clock->offset_s, clock->offset,
+      ns < 0 ? "before" : "beyond"));
 }
 
 }  // namespace causeway::ctf

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -49,8 +50,12 @@ class Trace {
   // env.hostname (LTTng) or env.host (perf), else the directory name.
   const std::string& hostname() const { return hostname_; }
 
-  // Converts a raw clock value to ns from the clock origin, offsets applied.
+  // Converts a raw clock value to ns from the clock origin, offsets applied; saturates at 0
+  // and 2^64 - 1 (CheckClockRange tells when it would).
   uint64_t CyclesToNs(const ClockClass* clock, uint64_t cycles) const;
+  // An error naming the clock's fields when `cycles` (`what`: which value it is) is not a
+  // time from 0 to 2^64 - 1 ns: a wrong freq or offset_s that would wrap silently.
+  Status CheckClockRange(const ClockClass* clock, uint64_t cycles, std::string_view what) const;
 
  private:
   std::string dir_;

@@ -399,6 +399,25 @@ def main():
                f"metadata: CAUSED BY TSDL syntax error at line {line_no}, column 9",
                {"metadata": b"\n".join(lines)})
 
+    # Clock fields whose times leave the range of ns timestamps (0 to 2^64): refused, not
+    # wrapped. The packet's timestamp_begin is checked first (its origin fits).
+    begin = struct.unpack_from("<Q", s.data, 24)[0]
+    freq_1 = text.replace(b"freq = 1000000000;", b"freq = 1;").replace(
+        b"offset = 1376578704245614726;", b"offset = 0;")
+    write_case("clock-freq-1",
+               f"{path}, offset=0: CAUSED BY clock monotonic: timestamp_begin ({begin} cycles) at "
+               "freq = 1 Hz, offset_s = 0, offset = 0 is beyond the range of timestamps",
+               {"metadata": freq_1, STREAM_FILE: bytes(s.data)})
+    for name, offset_s, side in (("clock-offset-s-max", "9223372036854775807", "beyond"),
+                                 ("clock-offset-s-min", "-9223372036854775808", "before")):
+        shifted = text.replace(b"offset = 1376578704245614726;",
+                               b"offset_s = " + offset_s.encode() + b";\n\toffset = 1376578704245614726;")
+        write_case(name,
+                   f"{path}, offset=0: CAUSED BY clock monotonic: the origin (0 cycles) at freq = "
+                   f"1000000000 Hz, offset_s = {offset_s}, offset = 1376578704245614726 is {side} the "
+                   "range of timestamps",
+                   {"metadata": shifted, STREAM_FILE: bytes(s.data)})
+
     packets, offsets = packetize(text, 1024, template)
     struct.pack_into("<I", packets, offsets[2] + 24, 9000 * 8)
     write_case("metadata-packet-bad-content-size",
