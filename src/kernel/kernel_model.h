@@ -9,8 +9,13 @@
 //   - a wake-up of a BLOCKED thread ends its wait. From a task, the wait stays BLOCKED and
 //     gets a wake-up link from the waker; from interrupt context it is relabelled by the
 //     context (TIMER, NETWORK, BLOCK_DEVICE, INTERRUPTED, IPI) and, for NETWORK, linked to
-//     the sender of the TCP segment received in that context. A wake-up of a runnable
-//     thread changes nothing.
+//     the sender of the TCP segment received in that context. A segment received by a
+//     task (a threaded IRQ handler, a NAPI thread), or in an interrupt only perf's flags
+//     name, is followed the same way when that context wakes the waiter right after. A
+//     wake-up of a runnable thread changes nothing.
+//   - the waker in task context is the CPU's current task as the CPU's next sched_switch
+//     confirms it (its prev): a thread whose switch-out the trace lost stays "current" in
+//     the model, so wake-ups are re-credited to prev at that switch.
 //   - fork links the child's first vertex to the parent (the child is runnable from
 //     there: PREEMPTED "new thread"); statedump names threads and gives
 //     the state of threads not seen yet.
@@ -50,6 +55,9 @@ struct ModelCounters {
   uint64_t missing_switch_ins = 0;  // thread switched out while not known to run
   uint64_t interrupt_mismatches = 0;
   uint64_t inferred_switches = 0;  // perf's current task contradicted the model's
+  // Wake-ups first credited to a CPU's current task, then to the task the CPU's next
+  // sched_switch named as prev (the first one's switch-out was missing).
+  uint64_t wakers_corrected = 0;
   // States left without their qualifier: more distinct irq / disk / vector names than the
   // graph's qualifier ids (ExecutionGraph::kMaxQualifiers).
   uint64_t unnamed_qualifiers = 0;
@@ -83,6 +91,24 @@ class KernelModel {
     uint32_t pkt_vertex = 0;
     int64_t pkt_ts = 0;
   };
+  // A matched TCP segment received outside any traced interrupt context: in the current
+  // task (a threaded IRQ handler, a NAPI thread) or, for perf, in an interrupt its flags
+  // name. A wake-up in that same context follows the segment to its sender.
+  struct LooseReceive {
+    bool valid = false;
+    bool in_irq_flags = false;   // perf's flags said interrupt context
+    int32_t task = kUnknownTid;  // the task current when it was received (task context)
+    graph::WorkerId from = graph::kNoWorker;
+    uint32_t from_vertex = 0;
+  };
+  // A wake-up credited to the CPU's current task, which the next sched_switch on the CPU
+  // confirms (prev is that task) or corrects: a thread whose switch-out is missing from the
+  // trace stays "current" in the model while another thread runs.
+  struct PendingWake {
+    graph::WorkerId target;
+    uint32_t target_vertex;  // the target's vertex holding the in-link
+    int64_t ts;
+  };
   struct Cpu {
     int32_t current = kUnknownTid;
     bool started = false;
@@ -90,6 +116,9 @@ class KernelModel {
     int64_t last_ts = 0;  // of the CPU's previous event
     int depth = 0;
     Frame stack[kMaxDepth];
+    LooseReceive loose_rx;
+    std::vector<PendingWake> pending_wakes;  // since the CPU's last sched_switch
+    bool pending_unlinked = false;           // one of them is credited to nobody yet
     Frame* top() { return depth > 0 ? &stack[std::min(depth, kMaxDepth) - 1] : nullptr; }
   };
   struct Host {
@@ -123,6 +152,7 @@ class KernelModel {
     graph::WorkerId from = graph::kNoWorker;
     uint32_t from_vertex = 0;
     graph::LinkKind kind = graph::LinkKind::kWakeup;
+    bool pending = false;  // credited to the CPU's current task until its next switch
   };
 
   Cpu* CpuOf(Host& h, int32_t cpu);
@@ -146,6 +176,13 @@ class KernelModel {
   void Push(Cpu* c, Ctx type, graph::StringId q, int32_t softirq_vector = 0);
   void Pop(Cpu* c, Ctx type);
   Cause WakeCause(const KernelEvent& e, Cpu* c, graph::WorkerId target);
+  // The wait of `target` ends in the context that received a segment from `from`.
+  Cause NetworkCause(graph::WorkerId from, uint32_t from_vertex, graph::WorkerId target,
+                     graph::StringId qual);
+  graph::StringId ReceiverQual(graph::WorkerId receiver);
+  // The CPU's next sched_switch names `prev` as the task that ran: the wake-ups credited
+  // since the last switch to another task are moved to prev.
+  void ResolvePendingWakes(const KernelEvent& e, Cpu* c, int32_t prev);
   graph::StringId IrqQual(Host& h, const KernelEvent& e);
   graph::StringId SoftirqQual(int64_t vec);
   void ExpirePackets(int64_t now);
@@ -165,8 +202,11 @@ class KernelModel {
   int64_t last_ts_ = 0;
   ModelCounters counters_;
   graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_, q_hardirq_,
-      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_;
+      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_, q_end_of_trace_;
   graph::StringId softirq_quals_[10] = {};
+  // The last "received by <thread>" qualifier interned, and its thread.
+  graph::WorkerId rx_qual_worker_ = graph::kNoWorker;
+  graph::StringId rx_qual_ = 0;
 };
 
 }  // namespace causeway::kernel
