@@ -2,6 +2,8 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -204,7 +206,11 @@ Runner RegisterRecord(CLI::App& app) {
         std::printf("Repaired: %llu events re-timed to keep CPU order, %llu unknown records\n",
                     static_cast<unsigned long long>(sum->clamped),
                     static_cast<unsigned long long>(sum->unknown));
-      std::printf("User-space traces (causeway-client): %s/ust\n", opts.output_dir.c_str());
+      // Written by the programs that link causeway-client, when any ran.
+      std::error_code ec;
+      const std::string ust = opts.output_dir + "/ust";
+      if (std::filesystem::is_directory(ust, ec) && !std::filesystem::is_empty(ust, ec) && !ec)
+        std::printf("User-space traces (causeway-client): %s\n", ust.c_str());
     }
     if (sum->command_exit > 0) return sum->command_exit;
     return 0;
