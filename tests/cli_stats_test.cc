@@ -2,11 +2,15 @@
 // (EventReader::ScanUnordered). What it reports must not depend on that: the same output
 // on 1 and 2 threads, and the counts, names and time range of the merged read that
 // `causeway events` prints.
+#include <fnmatch.h>
+
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -69,6 +73,41 @@ INSTANTIATE_TEST_SUITE_P(BundledTraces, CliStatsTest,
                              if (c == '/' || c == '-') c = '_';
                            return name;
                          });
+
+// `events --name` takes several globs, comma separated and repeated (as babeltrace2's and
+// perf script's filters): an event is printed when its name matches any of them.
+TEST(CliStatsTest, EventsNameTakesSeveralGlobs) {
+  const std::string trace = TestTrace("lttng/bug446190");
+  std::string err;
+  const CommandResult stats = RunCli("stats '" + trace + "' --format json", &err);
+  ASSERT_EQ(stats.exit_code, 0) << err;
+  const std::vector<std::string> globs = {"sched_switch", "irq_*", "*wakeup*"};
+  uint64_t expected = 0;
+  std::set<std::string> names;
+  const auto by_name = nlohmann::json::parse(stats.out)["by_name"];
+  for (const auto& n : by_name) {
+    const std::string name = n["name"].get<std::string>();
+    for (const std::string& g : globs)
+      if (fnmatch(g.c_str(), name.c_str(), 0) == 0) {
+        expected += n["count"].get<uint64_t>();
+        names.insert(name);
+        break;
+      }
+  }
+  ASSERT_GE(names.size(), 3u);  // the globs pick several classes of this trace
+  const CommandResult events = RunCli(
+      "events '" + trace + "' --format jsonl --name 'sched_switch,irq_*' --name '*wakeup*'", &err);
+  ASSERT_EQ(events.exit_code, 0) << err;
+  uint64_t count = 0;
+  std::set<std::string> seen;
+  std::istringstream lines(events.out);
+  for (std::string line; std::getline(lines, line);) {
+    seen.insert(nlohmann::json::parse(line)["name"].get<std::string>());
+    ++count;
+  }
+  EXPECT_EQ(count, expected);
+  EXPECT_EQ(seen, names);
+}
 
 TEST(CliStatsTest, ThreadsMustBeAtLeastOne) {
   std::string err;

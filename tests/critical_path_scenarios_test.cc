@@ -21,7 +21,7 @@ TEST(CriticalPathScenario, LockHandOffFollowsTheWaker) {
   EXPECT_EQ(s.Timeline(1), "0 RUNNING | 10 BLOCKED | 50 PREEMPTED<-2 | 55 RUNNING");
   EXPECT_EQ(s.Path(1), "1@0-10 RUNNING | 2@10-50 RUNNING | 1@50-55 PREEMPTED | 1@55-100 RUNNING");
   EXPECT_EQ(s.Links(1), "2->1@50 wakeup");
-  EXPECT_EQ(s.Path(2), "2@0-80 RUNNING | 2@80-100 BLOCKED");
+  EXPECT_EQ(s.Path(2), "2@0-80 RUNNING | 2@80-100 BLOCKED(until end of trace)");
 }
 
 TEST(CriticalPathScenario, ChainOfThreeThreadsResolvesRecursively) {
@@ -64,11 +64,12 @@ TEST(CriticalPathScenario, WaitsLongerThanFourSecondsResolveExactly) {
     9000000000 cpu0 switch 1 S -> 0
     end 10000000000
   )");
-  EXPECT_EQ(s.Path(1),
-            "1@0-1000000000 RUNNING | 2@1000000000-2000000000 RUNNING | "
-            "3@2000000000-5000000000 RUNNING | 2@5000000000-5200000000 PREEMPTED | "
-            "2@5200000000-6000000000 RUNNING | 1@6000000000-6100000000 PREEMPTED | "
-            "1@6100000000-9000000000 RUNNING | 1@9000000000-10000000000 BLOCKED");
+  EXPECT_EQ(
+      s.Path(1),
+      "1@0-1000000000 RUNNING | 2@1000000000-2000000000 RUNNING | "
+      "3@2000000000-5000000000 RUNNING | 2@5000000000-5200000000 PREEMPTED | "
+      "2@5200000000-6000000000 RUNNING | 1@6000000000-6100000000 PREEMPTED | "
+      "1@6100000000-9000000000 RUNNING | 1@9000000000-10000000000 BLOCKED(until end of trace)");
   // Ends after the long wait, before the thread's last vertex: its sums are read back.
   EXPECT_EQ(s.Path(1, 0, 8000000000),
             "1@0-1000000000 RUNNING | 2@1000000000-2000000000 RUNNING | "
@@ -427,8 +428,9 @@ TEST(CriticalPathScenario, LostEventsBecomeUnknownNeverInventedCausality) {
     60 cpu1 switch 0 -> 2        # no wake-up seen for 2: it may be in the lost events
     end 100
   )");
-  EXPECT_EQ(s.Timeline(1), "0 RUNNING | 30 UNKNOWN(lost events) | 50 BLOCKED");
-  EXPECT_EQ(s.Path(1), "1@0-30 RUNNING | 1@30-50 UNKNOWN(lost events) | 1@50-100 BLOCKED");
+  EXPECT_EQ(s.Timeline(1), "0 RUNNING | 30 UNKNOWN(lost events) | 50 BLOCKED(until end of trace)");
+  EXPECT_EQ(s.Path(1),
+            "1@0-30 RUNNING | 1@30-50 UNKNOWN(lost events) | 1@50-100 BLOCKED(until end of trace)");
   // Asleep on cpu1 while cpu0 lost events: its waker could have run there. Blocked until
   // the window, unknown during it; after it, scheduled in without a wake-up seen.
   EXPECT_EQ(s.Path(2),
@@ -478,7 +480,8 @@ TEST(CriticalPathScenario, PerfContextFlagsNameTheInterruptKind) {
     end 50
   )");
   EXPECT_EQ(s.Path(1),
-            "1@0-10 RUNNING | 1@10-40 INTERRUPTED(hardirq) | 1@40-45 PREEMPTED | 1@45-50 RUNNING");
+            "1@0-10 RUNNING | 1@10-40 INTERRUPTED(hardirq: timer or device (irq events not "
+            "recorded)) | 1@40-45 PREEMPTED | 1@45-50 RUNNING");
 }
 
 TEST(CriticalPathScenario, StatedumpNamesThreadsAndGivesTheirState) {
@@ -538,7 +541,7 @@ TEST(CriticalPathScenario, PerfCurrentTaskRevealsAMissingSwitchIn) {
   EXPECT_EQ(
       s.Timeline(2),
       "0 RUNNING | 10 BLOCKED | 20 PREEMPTED<-1 | 26 UNKNOWN(no switch-in seen) | 30 RUNNING | "
-      "40 BLOCKED");
+      "40 BLOCKED(until end of trace)");
   EXPECT_EQ(s.counters().inferred_switches, 1u);
   EXPECT_EQ(s.counters().missing_switch_ins, 0u);
 }
@@ -577,6 +580,130 @@ TEST(CriticalPathScenario, QualifiersPastTheLimitAreCountedNotSilentlyDropped) {
   EXPECT_EQ(capped.Path(1), full.Path(1));
   EXPECT_EQ(capped.Path(2),
             "2@0-10 RUNNING | 2@10-73 BLOCK_DEVICE | 2@73-75 PREEMPTED | 2@75-100 RUNNING");
+}
+
+TEST(CriticalPathScenario, SegmentReceivedInAThreadedIrqHandlerFollowsTheSender) {
+  // The receive runs in an IRQ thread's context (threaded handlers, PREEMPT_RT), which then
+  // wakes the reader: the reader waited for the client's segment, not for the IRQ thread.
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1:client
+    0 cpu1 switch 0 -> 2:server
+    5 cpu1 switch 2 S -> 0       # the server waits in recv()
+    30 cpu0 send 100 1 0x18      # the client sends a request
+    31 cpu1 irq_entry 42 iwlwifi
+    31 cpu1 waking 50            # the hard IRQ wakes its thread
+    32 cpu1 irq_exit 42
+    33 cpu1 switch 0 -> 50:irq/42-iwlwifi
+    34 cpu1 recv 100 1 0x18      # received in the thread's own context
+    35 cpu1 waking 2
+    36 cpu1 switch 50 S -> 2
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(2),
+            "0 RUNNING | 5 NETWORK(received by irq/42-iwlwifi) | 35 PREEMPTED<=1 | 36 RUNNING");
+  EXPECT_EQ(s.Path(2),
+            "2@0-5 RUNNING | 1@5-30 RUNNING | 2@30-35 NETWORK(received by irq/42-iwlwifi) | "
+            "2@35-36 PREEMPTED | 2@36-100 RUNNING");
+  EXPECT_EQ(s.Links(2), "1->2@35 network");
+}
+
+TEST(CriticalPathScenario, ThreadedReceiveCountsOnlyUntilTheReceiverDoesSomethingElse) {
+  // The IRQ thread forks after the receive: a later wake-up is its own, not the segment's.
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 1:client
+    0 cpu1 switch 0 -> 50:irq/42-iwlwifi
+    0 cpu2 switch 0 -> 2:server
+    5 cpu2 switch 2 S -> 0
+    30 cpu0 send 100 1 0x18
+    34 cpu1 recv 100 1 0x18      # nobody waits for it
+    36 cpu1 fork 50 -> 60:child
+    40 cpu1 waking 2
+    41 cpu2 switch 0 -> 2
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(2), "0 RUNNING | 5 BLOCKED | 40 PREEMPTED<-50 | 41 RUNNING");
+}
+
+TEST(CriticalPathScenario, PerfFlagsReceiveAndWakeUpInOneSoftirqFollowTheSender) {
+  // perf without softirq events: the flags say both happened in a softirq.
+  KernelScenario s(R"(
+    0 cpu0 as 0 switch 0 -> 1:client
+    0 cpu1 as 0 switch 0 -> 2:server
+    5 cpu1 as 2 switch 2 S -> 0
+    30 cpu0 as 1 send 100 1 0x18
+    31 cpu1 as 0 flags SOFTIRQ recv 100 1 0x18
+    32 cpu1 as 0 flags SOFTIRQ waking 2
+    34 cpu1 as 0 switch 0 -> 2
+    end 100
+  )");
+  EXPECT_EQ(s.Path(2),
+            "2@0-5 RUNNING | 1@5-30 RUNNING | 2@30-32 NETWORK(softirq) | 2@32-34 PREEMPTED | "
+            "2@34-100 RUNNING");
+}
+
+TEST(CriticalPathScenario, MissingSwitchOutWakerIsTheNextSwitchsPrev) {
+  // 10's switch-out on cpu0 is never recorded (some kernels lose them for some threads),
+  // nor 20's switch-in there: the model still takes 10 for cpu0's task when 20 wakes 3.
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 10:tokio
+    0 cpu1 switch 0 -> 3:backend
+    5 cpu1 switch 3 S -> 0       # the backend waits
+    10 cpu1 switch 0 -> 10       # tokio runs on cpu1 now, and sleeps there
+    12 cpu1 switch 10 S -> 0
+    15 cpu0 hrtimer_entry
+    15 cpu0 waking 20            # 20 is woken, and runs on cpu0 unseen
+    16 cpu0 hrtimer_exit
+    40 cpu0 waking 3             # by 20
+    45 cpu0 switch 20 S -> 0     # the next switch names 20
+    47 cpu1 switch 0 -> 3
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(3), "0 RUNNING | 5 BLOCKED | 40 PREEMPTED<-20 | 47 RUNNING");
+  EXPECT_EQ(s.Timeline(20),
+            "0 TIMER(hrtimer) | 15 UNKNOWN(no switch-in seen) | 40 RUNNING | 45 BLOCKED(until end "
+            "of trace)");
+  EXPECT_EQ(s.Path(3),
+            "3@0-5 RUNNING | 20@5-15 TIMER(hrtimer) | 20@15-40 UNKNOWN(no switch-in seen) | "
+            "3@40-47 PREEMPTED | 3@47-100 RUNNING");
+  // tokio's sleep on cpu1 is untouched by the wake-up on cpu0.
+  EXPECT_EQ(s.Timeline(10), "0 RUNNING | 12 BLOCKED(until end of trace)");
+  EXPECT_EQ(s.counters().wakers_corrected, 1u);
+  EXPECT_EQ(s.counters().wakeups_unknown_source, 0u);
+}
+
+TEST(CriticalPathScenario, MissingSwitchOutWakerCorrectedWhileTheStaleThreadRunsElsewhere) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 10:tokio
+    0 cpu1 switch 0 -> 3:backend
+    5 cpu1 switch 3 S -> 0
+    10 cpu2 switch 0 -> 10       # tokio runs on cpu2 (its switch-out on cpu0 is missing)
+    15 cpu0 hrtimer_entry
+    15 cpu0 waking 20
+    16 cpu0 hrtimer_exit
+    40 cpu0 waking 3             # by 20, on cpu0
+    45 cpu0 switch 20 S -> 0
+    47 cpu1 switch 0 -> 3
+    90 cpu2 switch 10 S -> 0
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(3), "0 RUNNING | 5 BLOCKED | 40 PREEMPTED<-20 | 47 RUNNING");
+  EXPECT_EQ(s.Links(3), "20->3@40 wakeup");
+  EXPECT_EQ(s.counters().wakers_corrected, 1u);
+}
+
+TEST(CriticalPathScenario, MissingSwitchOutAndIdleNextIsWokenFromIdle) {
+  KernelScenario s(R"(
+    0 cpu0 switch 0 -> 10:tokio
+    0 cpu1 switch 0 -> 3:backend
+    5 cpu1 switch 3 S -> 0
+    10 cpu1 switch 0 -> 10
+    12 cpu1 switch 10 S -> 0
+    40 cpu0 waking 3             # cpu0 is idle, in fact
+    45 cpu0 switch 0 -> 30
+    47 cpu1 switch 0 -> 3
+    end 100
+  )");
+  EXPECT_EQ(s.Timeline(3), "0 RUNNING | 5 BLOCKED(woken from idle) | 40 PREEMPTED | 47 RUNNING");
 }
 
 }  // namespace

@@ -231,6 +231,98 @@ TEST(KernelGraphTraceTest, LttngLayoutNetworkWakeUpAcrossTwoHosts) {
   EXPECT_EQ((*a)->counters.packets_matched, 1u);
 }
 
+// Writes one host's kernel trace in the recorder's layout; `body` writes the events.
+template <typename Body>
+void WriteRecorderTrace(const std::string& dir, Body&& body) {
+  ctf::TraceOptions opts;
+  opts.hostname = "h";
+  auto w = ctf::CtfWriter::Create(dir, opts);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  testing::LttngKernelWriter kernel(**w);
+  ASSERT_TRUE(kernel.status().ok()) << kernel.status().ToString();
+  body(kernel);
+  const Status closed = (*w)->Close();
+  ASSERT_TRUE(closed.ok()) << closed.ToString();
+}
+
+WorkerId WorkerOfTid(const graph::ExecutionGraph& g, int32_t tid) {
+  for (WorkerId x = 0; x < g.num_workers(); ++x)
+    if (g.worker(x).tid == tid) return x;
+  return graph::kNoWorker;
+}
+
+// A wifi driver's threaded IRQ handler receives the client's segment in its own context
+// (netif_receive_skb outside any softirq) and wakes the server: the server's path goes to
+// the client, not through the IRQ thread's own history.
+TEST(KernelGraphTraceTest, SegmentReceivedInAThreadedIrqHandlerLinksToItsSender) {
+  testing::TempDir tmp;
+  WriteRecorderTrace(tmp.path() + "/kernel", [](testing::LttngKernelWriter& k) {
+    using kernel::LttngEvent;
+    testing::TcpSegment seg;
+    seg.seq = 1000;
+    seg.ack_seq = 7;
+    seg.flags = 0x18;
+    seg.payload_len = 100;
+    k.SchedSwitch(0, kBase, "swapper", 0, 0, "client", 1);
+    k.SchedSwitch(1, kBase, "swapper", 0, 0, "server", 2);
+    k.SchedSwitch(1, kBase + 5, "server", 2, 1, "swapper", 0);  // waits in recv()
+    k.Tcp(0, kBase + 30, /*sent=*/true, seg);
+    k.Begin(1, LttngEvent::kIrqHandlerEntry, kBase + 31).S32(42).String("iwlwifi");
+    k.SchedWaking(1, kBase + 31, "irq/42-iwlwifi", 50, 1);
+    k.Begin(1, LttngEvent::kIrqHandlerExit, kBase + 32).S32(42).S32(2);
+    k.SchedSwitch(1, kBase + 33, "swapper", 0, 0, "irq/42-iwlwifi", 50);
+    k.Tcp(1, kBase + 34, /*sent=*/false, seg);
+    k.SchedWaking(1, kBase + 35, "server", 2, 1);
+    k.SchedSwitch(1, kBase + 36, "irq/42-iwlwifi", 50, 1, "server", 2);
+    k.SchedSwitch(1, kBase + 100, "server", 2, 1, "swapper", 0);
+    k.SchedSwitch(0, kBase + 100, "client", 1, 1, "swapper", 0);
+  });
+  auto a = analysis::AnalyzeKernel({tmp.path()});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const graph::ExecutionGraph& g = (*a)->graph;
+  const WorkerId server = WorkerOfTid(g, 2);
+  ASSERT_NE(server, graph::kNoWorker);
+  EXPECT_EQ(testing::PathString(g, server, INT64_MIN, INT64_MAX, kBase),
+            "2@0-5 RUNNING | 1@5-30 RUNNING | 2@30-35 NETWORK(received by irq/42-iwlwifi) | "
+            "2@35-36 PREEMPTED | 2@36-100 RUNNING");
+  EXPECT_EQ((*a)->counters.packets_matched, 1u);
+}
+
+// On some kernels a thread's switch-outs are never recorded (tokio's workers on the
+// machine of issue 56): the thread the next switch names as prev woke the backend, not the
+// thread the model last saw switched in on that CPU.
+TEST(KernelGraphTraceTest, MissingSwitchOutCreditsTheWakeUpToTheNextSwitchsPrev) {
+  testing::TempDir tmp;
+  WriteRecorderTrace(tmp.path() + "/kernel", [](testing::LttngKernelWriter& k) {
+    using kernel::LttngEvent;
+    k.SchedSwitch(0, kBase, "swapper", 0, 0, "tokio-rt-worker", 10);
+    k.SchedSwitch(1, kBase, "swapper", 0, 0, "postgres", 3);
+    k.SchedSwitch(1, kBase + 5, "postgres", 3, 1, "swapper", 0);  // the backend waits
+    // tokio runs on cpu 1 and sleeps there: its switch-out from cpu 0 was not recorded,
+    // nor the switch-in of 20 that replaced it.
+    k.SchedSwitch(1, kBase + 10, "swapper", 0, 0, "tokio-rt-worker", 10);
+    k.SchedSwitch(1, kBase + 12, "tokio-rt-worker", 10, 1, "swapper", 0);
+    k.SchedWaking(0, kBase + 40, "postgres", 3, 1);  // by 20, in fact
+    k.SchedSwitch(0, kBase + 45, "postgres", 20, 1, "swapper", 0);
+    k.SchedSwitch(1, kBase + 47, "swapper", 0, 0, "postgres", 3);
+    k.SchedSwitch(1, kBase + 100, "postgres", 3, 1, "swapper", 0);
+  });
+  auto a = analysis::AnalyzeKernel({tmp.path()});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  const graph::ExecutionGraph& g = (*a)->graph;
+  const WorkerId backend = WorkerOfTid(g, 3);
+  ASSERT_NE(backend, graph::kNoWorker);
+  // 20 was never seen before its switch-out: what it did until the wake-up is unknown.
+  EXPECT_EQ(testing::PathString(g, backend, INT64_MIN, INT64_MAX, kBase),
+            "3@0-5 RUNNING | 20@5-40 UNKNOWN(before first event) | 3@40-47 PREEMPTED | "
+            "3@47-100 RUNNING");
+  const WorkerId tokio = WorkerOfTid(g, 10);
+  ASSERT_NE(tokio, graph::kNoWorker);
+  EXPECT_EQ(testing::PathString(g, tokio, INT64_MIN, INT64_MAX, kBase),
+            "10@0-12 RUNNING | 10@12-100 BLOCKED(until end of trace)");
+  EXPECT_EQ((*a)->counters.wakers_corrected, 1u);
+}
+
 // perf's `perf data convert --to-ctf` layout: "sched:" names, pid-named fields, the current
 // task in perf_tid and the interrupt context in common_flags.
 TEST(KernelGraphTraceTest, PerfLayoutLockHandOffAndHardIrqWakeUp) {
@@ -295,7 +387,8 @@ TEST(KernelGraphTraceTest, PerfLayoutLockHandOffAndHardIrqWakeUp) {
   ASSERT_NE(t1, graph::kNoWorker);
   EXPECT_EQ(testing::PathString(g, t1, INT64_MIN, INT64_MAX, kBase),
             "1@0-10 RUNNING | 2@10-50 RUNNING | 1@50-55 PREEMPTED | 1@55-60 RUNNING | "
-            "1@60-80 INTERRUPTED(hardirq) | 1@80-82 PREEMPTED | 1@82-100 RUNNING");
+            "1@60-80 INTERRUPTED(hardirq: timer or device (irq events not recorded)) | "
+            "1@80-82 PREEMPTED | 1@82-100 RUNNING");
 }
 
 }  // namespace

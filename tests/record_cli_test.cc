@@ -432,6 +432,26 @@ TEST(RecordCliTest, KilledRecorderLeavesNoProbesAndAReadableTrace) {
   EXPECT_GT(nlohmann::json::parse(again.out)["events"].get<int64_t>(), 0);
 }
 
+// The summary names DIR/ust only when a program wrote its user-space traces there.
+TEST(RecordCliTest, UserSpaceTracesAreNamedOnlyWhenWritten) {
+  SKIP_UNLESS_RECORDING_WORKS();
+  TempDir tmp;
+  std::string err;
+  auto none = RunCli("record -o " + tmp.path() + "/none --duration 0.3", &err);
+  ASSERT_EQ(none.exit_code, 0) << err;
+  EXPECT_NE(none.out.find("Kernel trace: "), std::string::npos) << none.out;
+  EXPECT_EQ(none.out.find("User-space traces"), std::string::npos) << none.out;
+  // A program that writes a user-space trace (as causeway-client does) while recorded.
+  const std::string dir = tmp.path() + "/some";
+  auto some = RunCli("record -o " + dir + " -- sh -c 'mkdir -p " + dir + "/ust/app && touch " +
+                         dir + "/ust/app/metadata'",
+                     &err);
+  ASSERT_EQ(some.exit_code, 0) << err;
+  EXPECT_NE(some.out.find("User-space traces (causeway-client): " + dir + "/ust\n"),
+            std::string::npos)
+      << some.out;
+}
+
 TEST(RecordCliTest, SnapshotsOnRequestAndOnSignal) {
   SKIP_UNLESS_RECORDING_WORKS();
   TempDir tmp;

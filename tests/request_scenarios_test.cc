@@ -145,6 +145,10 @@ TEST(RequestScenario, BlockedByManyRequestsSumsEachOne) {
   EXPECT_EQ(r.by_cause[static_cast<int>(Cause::kBlockedByRequest)], 39 * 2 + 5);
   EXPECT_EQ(r.dominant, Cause::kBlockedByRequest);
   EXPECT_EQ(r.dominant_request, 40);
+  // The named request's own share (5 of 100 ns), then the 39 others' together (78 ns).
+  const std::string diagnosis = report::RequestDiagnosis(k.graph(), s, a, r);
+  EXPECT_NE(diagnosis.find("(5%) and by 39 other request(s) (78%)"), std::string::npos)
+      << diagnosis;
 }
 
 TEST(RequestScenario, LockHeldByAnotherRequestIsBlockedByThatRequest) {

@@ -2,6 +2,7 @@
 // babeltrace2's or as JSON lines.
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,7 +21,8 @@ namespace {
 struct EventsOptions {
   std::vector<std::string> traces;
   std::string format = "text";
-  std::string begin, end, name_glob;
+  std::string begin, end;
+  std::vector<std::string> name_globs;  // an event is printed when its name matches one
   std::string clock = "local";
   bool no_delta = false;
   uint64_t limit = 0;
@@ -61,7 +63,9 @@ int RunEvents(const EventsOptions& o) {
   auto matches = [&](const ctf::EventPlan* p) {
     for (const auto& [plan, ok] : match_cache)
       if (plan == p) return ok;
-    const bool ok = fnmatch(o.name_glob.c_str(), p->cls->name.c_str(), 0) == 0;
+    const bool ok = std::any_of(o.name_globs.begin(), o.name_globs.end(), [&](const auto& g) {
+      return fnmatch(g.c_str(), p->cls->name.c_str(), 0) == 0;
+    });
     match_cache.emplace_back(p, ok);
     return ok;
   };
@@ -73,8 +77,8 @@ int RunEvents(const EventsOptions& o) {
     if (e->timestamp < begin) continue;
     if (e->timestamp > end) break;
     if (e->kind == ctf::Event::Kind::kDiscarded) {
-      if (!o.show_discarded || !o.name_glob.empty()) continue;
-    } else if (!o.name_glob.empty() && !matches(e->plan)) {
+      if (!o.show_discarded || !o.name_globs.empty()) continue;
+    } else if (!o.name_globs.empty() && !matches(e->plan)) {
       continue;
     }
     line.clear();
@@ -115,6 +119,7 @@ Runner RegisterEvents(CLI::App& app) {
       "Examples:\n"
       "  causeway events ~/lttng-traces/session/kernel\n"
       "  causeway events TRACE --name 'sched_*' --limit 20\n"
+      "  causeway events TRACE --name 'sched_switch,irq_*' --name net_dev_queue\n"
       "  causeway events TRACE --format jsonl --begin 1376592664.8 --end 1376592665");
   cmd->add_option("traces", o->traces,
                   "Trace directories (a directory holding `metadata`, or a parent of several)")
@@ -125,8 +130,10 @@ Runner RegisterEvents(CLI::App& app) {
   cmd->add_option("--begin", o->begin,
                   "Skip events before this time (ns, or seconds.fraction, from the clock origin)");
   cmd->add_option("--end", o->end, "Stop after this time (same units as --begin)");
-  cmd->add_option("--name", o->name_glob,
-                  "Only events whose name matches this glob (e.g. 'sched_*')");
+  cmd->add_option("--name", o->name_globs,
+                  "Only events whose name matches one of these globs (e.g. 'sched_*'); "
+                  "repeat the option or separate globs with commas")
+      ->delimiter(',');
   cmd->add_option("--limit", o->limit, "Stop after printing this many events (0: no limit)");
   cmd->add_option("--clock", o->clock,
                   "How to print times: local, gmt (HH:MM:SS.ns), seconds, cycles")

@@ -98,6 +98,8 @@ std::string RepairNote(const analysis::KernelAnalysis& a) {
   add(c.missing_wakeups, "waits ended without a wake-up in the trace (UNKNOWN)");
   add(c.missing_switch_ins, "switch-outs without a switch-in (UNKNOWN)");
   add(c.wakeups_unknown_source, "wake-ups from an unknown task");
+  add(c.wakers_corrected,
+      "wake-ups credited to the task the CPU's next switch named (a switch-out was missing)");
   add(c.interrupt_mismatches, "unbalanced interrupt entries/exits");
   add(c.unnamed_qualifiers,
       "states left unnamed (over 16,777,215 distinct irq, disk and vector names)");

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 #include <optional>
+#include <filesystem>
+#include <system_error>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -255,7 +257,11 @@ Runner RegisterRecord(CLI::App& app) {
             sum->write_error.c_str());
       for (const std::string& e : sum->snapshot_errors)
         std::printf("Snapshot not written: %s\n", e.c_str());
-      std::printf("User-space traces (causeway-client): %s/ust\n", opts.output_dir.c_str());
+      // Written by the programs that link causeway-client, when any ran.
+      std::error_code ec;
+      const std::string ust = opts.output_dir + "/ust";
+      if (std::filesystem::is_directory(ust, ec) && !std::filesystem::is_empty(ust, ec) && !ec)
+        std::printf("User-space traces (causeway-client): %s\n", ust.c_str());
     }
     return ExitCode(*sum, !opts.command.empty());
   };

@@ -105,6 +105,7 @@ int RunThreads(const ThreadsOptions& o) {
                      {"wakeups", c.wakeups},
                      {"wakeups_of_runnable", c.wakeups_of_runnable},
                      {"wakeups_unknown_source", c.wakeups_unknown_source},
+                     {"wakers_corrected", c.wakers_corrected},
                      {"forks", c.forks},
                      {"exits", c.exits},
                      {"packets_sent", c.packets_sent},

@@ -101,6 +101,12 @@ void ExecutionGraph::RelabelOpen(WorkerId id, State s, StringId q) {
   open_[id] = Pack(s, q);
 }
 
+void ExecutionGraph::RelabelEdge(WorkerId id, size_t v, State s, StringId q) {
+  Worker& w = workers_[id];
+  w.edge[v] = Pack(s, q);
+  if (v + 1 == w.edge.size()) open_[id] = Pack(s, q);
+}
+
 void ExecutionGraph::ShrinkToFit() {
   for (Worker& w : workers_) {
     w.ts.shrink_to_fit();

@@ -114,6 +114,8 @@ class ExecutionGraph {
                        LinkKind kind);
   // Relabels the open (last) edge of w, e.g. a wait whose cause turns out to be a timer.
   void RelabelOpen(WorkerId w, State s, StringId q = 0);
+  // Relabels edge v of w, open or not: a wait whose waker is known only later.
+  void RelabelEdge(WorkerId w, size_t v, State s, StringId q = 0);
   uint32_t last_vertex(WorkerId w) const { return static_cast<uint32_t>(workers_[w].size() - 1); }
   // The state of w's open (last) edge, from a dense copy: the builder asks for it on every
   // event, and the dense array stays in cache where the per-worker vectors do not.

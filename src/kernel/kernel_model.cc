@@ -29,6 +29,33 @@ constexpr int64_t kPacketSweepNs = 1'000'000'000;
 constexpr const char* kSoftirqNames[10] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
                                            "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
 
+// Whether `e` ends the context of a segment received outside a traced interrupt: the
+// receiving task wakes its reader right after the receive (interrupts may come between,
+// and more segments, and the ACKs it sends); anything else it does is its own work.
+// Received in an interrupt perf's flags name: until an event in task context.
+bool EndsLooseReceive(const KernelEvent& e, bool in_irq_flags) {
+  if (in_irq_flags)
+    return e.has_context_flags && !(e.context_flags & (kFlagHardirq | kFlagSoftirq));
+  switch (e.kind) {
+    case Kind::kWakeup:
+    case Kind::kWakeupNew:
+    case Kind::kPacketRecv:
+    case Kind::kPacketSend:
+    case Kind::kIrqEntry:
+    case Kind::kIrqExit:
+    case Kind::kSoftirqEntry:
+    case Kind::kSoftirqExit:
+    case Kind::kTimerEntry:
+    case Kind::kTimerExit:
+    case Kind::kIpiEntry:
+    case Kind::kIpiExit:
+    case Kind::kBlockComplete:
+      return false;
+    default:
+      return true;
+  }
+}
+
 std::string_view Basename(std::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -41,7 +68,10 @@ KernelModel::KernelModel(graph::ExecutionGraph* graph) : g_(graph) {
   q_no_switch_in_ = g_->Intern("no switch-in seen");
   q_unknown_waker_ = g_->Intern("unknown waker");
   q_idle_ = g_->Intern("woken from idle");
-  q_hardirq_ = g_->Intern("hardirq");
+  // perf's flags say "hard interrupt", not which: on a recording without irq events a
+  // sleep's timer looks the same as a device. Said, since INTERRUPTED alone reads as if
+  // the thread had been interrupted.
+  q_hardirq_ = g_->Intern("hardirq: timer or device (irq events not recorded)");
   q_softirq_ = g_->Intern("softirq");
   q_hrtimer_ = g_->Intern("hrtimer");
   q_no_history_ = g_->Intern("before first event");
@@ -49,6 +79,7 @@ KernelModel::KernelModel(graph::ExecutionGraph* graph) : g_(graph) {
   q_new_ = g_->Intern("new thread");
   q_before_io_ = g_->Intern("before its I/O was queued");
   q_lost_window_ = g_->Intern("lost events on another CPU");
+  q_end_of_trace_ = g_->Intern("until end of trace");
   for (int v = 0; v < 10; ++v)
     softirq_quals_[v] = g_->Intern(std::string("softirq ") + kSoftirqNames[v]);
 }
@@ -149,6 +180,8 @@ void KernelModel::Process(const KernelEvent& e) {
   // it, lost events) would label every later wake-up on that CPU. The scheduler never runs
   // in interrupt context, and perf's flags say when an event is in task context: either
   // proves the stack empty.
+  if (c && c->loose_rx.valid && EndsLooseReceive(e, c->loose_rx.in_irq_flags))
+    c->loose_rx.valid = false;
   if (c && c->depth > 0 &&
       (e.kind == Kind::kSwitch ||
        (e.has_context_flags && !(e.context_flags & (kFlagHardirq | kFlagSoftirq)) &&
@@ -244,6 +277,9 @@ void KernelModel::InferSwitch(const KernelEvent& e, Cpu* c) {
   }
   const bool was_unknown = c->current == kUnknownTid;
   c->current = e.current_tid;
+  c->loose_rx.valid = false;
+  c->pending_wakes.clear();  // perf names each wake-up's task: none is pending
+  c->pending_unlinked = false;
   if (e.current_tid <= 0) {
     RecordCpuTask(e, e.current_tid, graph::kNoWorker);
     return;
@@ -266,6 +302,14 @@ void KernelModel::OnSwitch(const KernelEvent& e, Cpu* c) {
   ++counters_.switches;
   Host& h = hosts_[e.host];
   const int32_t prev = e.tid, next = e.next_tid();
+  if (c) {
+    c->loose_rx.valid = false;
+    if (!c->pending_wakes.empty()) {
+      if (c->current != prev || c->pending_unlinked) ResolvePendingWakes(e, c, prev);
+      c->pending_wakes.clear();
+      c->pending_unlinked = false;
+    }
+  }
   if (c && c->current != kUnknownTid && c->current != prev) {
     // The model thought another task was running here: a switch is missing (lost events).
     // That task's running time is not known any more.
@@ -407,17 +451,21 @@ KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId
       cause.qual = f->block_done.qual;
       cause.block = &f->block_done;
     }
-    if (f->packet) {
-      cause.state = State::kNetwork;
-      if (f->pkt_from != graph::kNoWorker && f->pkt_from != target) {
-        cause.from = f->pkt_from;
-        cause.from_vertex = f->pkt_vertex;
-        cause.kind = LinkKind::kNetwork;
-      }
-    }
+    if (f->packet) return NetworkCause(f->pkt_from, f->pkt_vertex, target, f->qual);
     return cause;
   }
-  if (e.has_context_flags && (e.context_flags & (kFlagHardirq | kFlagSoftirq))) {
+  const bool in_irq_flags =
+      e.has_context_flags && (e.context_flags & (kFlagHardirq | kFlagSoftirq));
+  if (c && c->loose_rx.valid) {
+    // The segment was received in this same context: by the interrupt perf's flags name,
+    // or by the task still current (a threaded IRQ handler wakes its reader right after
+    // the receive). What the receiver did before is not what the reader waited for.
+    const LooseReceive& rx = c->loose_rx;
+    if (in_irq_flags ? rx.in_irq_flags : (!rx.in_irq_flags && rx.task == c->current))
+      return NetworkCause(rx.from, rx.from_vertex, target,
+                          in_irq_flags ? q_softirq_ : ReceiverQual(Find(hosts_[e.host], rx.task)));
+  }
+  if (in_irq_flags) {
     if (c && c->block_task == kFlaggedInterrupt && c->block_done.matched) {
       cause.state = State::kBlockDevice;
       cause.qual = c->block_done.qual;
@@ -449,8 +497,20 @@ KernelModel::Cause KernelModel::WakeCause(const KernelEvent& e, Cpu* c, WorkerId
   }
   const WorkerId w = RunningTask(e.host, c, waker, e.ts);
   if (w == target) return cause;
-  // The waker is running by definition; the model may have missed its switch-in.
-  if (g_->open_state(w) != State::kRunning) g_->SetState(w, e.ts, State::kRunning);
+  if (g_->open_state(w) != State::kRunning) {
+    // The waker is running by definition. From perf's own task field the model had missed
+    // its switch-in; from the model's current task, that task ran elsewhere since: its
+    // switch-out here is missing, and the next switch here names the waker.
+    if (e.current_tid >= 0 || !c) {
+      g_->SetState(w, e.ts, State::kRunning);
+    } else {
+      ++counters_.wakeups_unknown_source;
+      cause.qual = q_unknown_waker_;
+      cause.pending = true;
+      return cause;
+    }
+  }
+  cause.pending = c && e.current_tid < 0;
   cause.from = w;
   cause.from_vertex = g_->last_vertex(w);
   cause.kind = LinkKind::kWakeup;
@@ -486,6 +546,92 @@ void KernelModel::OnWakeup(const KernelEvent& e, Cpu* c) {
     g_->AddLinkedVertex(t, e.ts, State::kPreempted, cause.from, cause.from_vertex, cause.kind);
   else
     g_->SetState(t, e.ts, State::kPreempted);
+  if (cause.pending) {
+    c->pending_wakes.push_back(PendingWake{t, g_->last_vertex(t), e.ts});
+    c->pending_unlinked |= cause.from == graph::kNoWorker;
+  }
+}
+
+KernelModel::Cause KernelModel::NetworkCause(WorkerId from, uint32_t from_vertex, WorkerId target,
+                                             StringId qual) {
+  Cause cause;
+  cause.state = State::kNetwork;
+  cause.qual = qual;
+  if (from != graph::kNoWorker && from != target) {
+    cause.from = from;
+    cause.from_vertex = from_vertex;
+    cause.kind = LinkKind::kNetwork;
+  }
+  return cause;
+}
+
+StringId KernelModel::ReceiverQual(WorkerId receiver) {
+  if (receiver == graph::kNoWorker) return 0;
+  if (receiver != rx_qual_worker_) {
+    rx_qual_worker_ = receiver;
+    const std::string& name = g_->worker(receiver).name;
+    rx_qual_ = g_->Intern(name.empty() ? fmt::format("received by tid {}", g_->worker(receiver).tid)
+                                       : fmt::format("received by {}", name));
+  }
+  return rx_qual_;
+}
+
+void KernelModel::ResolvePendingWakes(const KernelEvent& e, Cpu* c, int32_t prev) {
+  Host& h = hosts_[e.host];
+  const bool confirmed = prev == c->current;  // the first guess was right
+  const int64_t first = c->pending_wakes.front().ts;
+  WorkerId w = graph::kNoWorker;
+  if (prev > 0) {
+    w = Find(h, prev);
+    if (w == graph::kNoWorker || !g_->alive(w))
+      w = NewThread(e.host, prev, FirstSeen(h, prev, first), State::kUnknown, e.Name(),
+                    q_no_history_);
+    if (g_->open_state(w) != State::kRunning) {
+      // It ran from the first wake-up at the latest: its switch-in is missing.
+      if (g_->open_state(w) != State::kUnknown) {
+        ++counters_.missing_switch_ins;
+        g_->RelabelOpen(w, State::kUnknown, q_no_switch_in_);
+      }
+      g_->SetState(w, first, State::kRunning);
+    }
+  }
+  // Latest first: an erased link does not move the earlier ones.
+  for (auto p = c->pending_wakes.rbegin(); p != c->pending_wakes.rend(); ++p) {
+    graph::Worker& t = g_->mutable_worker(p->target);
+    auto link = std::lower_bound(t.in.begin(), t.in.end(), p->target_vertex,
+                                 [](const graph::InLink& l, uint32_t v) { return l.vertex < v; });
+    const bool linked = link != t.in.end() && link->vertex == p->target_vertex;
+    if (linked && confirmed) continue;
+    // The wait the wake-up ended, as the wake-up left it (BLOCKED, "unknown waker" when no
+    // task was credited).
+    const uint32_t wait = p->target_vertex - 1;
+    if (p->target_vertex == 0 || t.state(wait) != State::kBlocked ||
+        (!linked && t.qualifier(wait) != q_unknown_waker_))
+      continue;
+    if (w == p->target) continue;
+    if (w == graph::kNoWorker) {
+      // The idle task ran: no thread woke it.
+      if (linked) t.in.erase(link);
+      g_->RelabelEdge(p->target, wait, State::kBlocked, q_idle_);
+      ++counters_.wakers_corrected;
+      continue;
+    }
+    // prev's vertex current at the wake-up; never one after it (links point back).
+    const graph::Worker& src = g_->worker(w);
+    const auto after = std::upper_bound(src.ts.begin(), src.ts.end(), p->ts);
+    if (after == src.ts.begin()) continue;
+    const auto fv = static_cast<uint32_t>(after - src.ts.begin() - 1);
+    const graph::InLink corrected{p->target_vertex, w,
+                                  (fv << 2) | static_cast<uint32_t>(LinkKind::kWakeup)};
+    ++counters_.wakers_corrected;
+    if (linked) {
+      *link = corrected;
+    } else {
+      t.in.insert(link, corrected);
+      g_->RelabelEdge(p->target, wait, State::kBlocked);
+      --counters_.wakeups_unknown_source;
+    }
+  }
 }
 
 void KernelModel::OnFork(const KernelEvent& e, Cpu* c) {
@@ -600,6 +746,13 @@ void KernelModel::OnPacketRecv(const KernelEvent& e, Cpu* c) {
     f->pkt_from = it->second.worker;
     f->pkt_vertex = it->second.vertex;
     f->pkt_ts = it->second.ts;
+  } else if (c) {
+    LooseReceive& rx = c->loose_rx;
+    rx.in_irq_flags = e.has_context_flags && (e.context_flags & (kFlagHardirq | kFlagSoftirq));
+    rx.task = c->current;
+    rx.valid = rx.in_irq_flags || c->current > 0;
+    rx.from = it->second.worker;
+    rx.from_vertex = it->second.vertex;
   }
   packets_.erase(it);
 }
@@ -625,6 +778,10 @@ void KernelModel::OnLost(const KernelEvent& e, Cpu* c) {
   c->block_task = kUnknownTid;
   RecordCpuTask(e, kUnknownTid, graph::kNoWorker);
   MarkLostWindow(e.host, e.cpu, e.ts, e.end_ts);
+  c->loose_rx.valid = false;
+  // Wake-ups before the loss keep the task then current: the next switch is no evidence.
+  c->pending_wakes.clear();
+  c->pending_unlinked = false;
 }
 
 StringId KernelModel::DevQual(Host& h, int64_t dev, bool throttle) {
@@ -742,6 +899,11 @@ void KernelModel::RestoreLostWindows(int64_t now) {
 void KernelModel::Finish(int64_t end) {
   RestoreLostWindows(end > 0 ? end : last_ts_);
   g_->set_end(end > 0 ? end : last_ts_);
+  // A wait still open was cut off by the end of the trace: say so, rather than leave a
+  // BLOCKED without a word that reads like a cause the analysis failed to find.
+  for (WorkerId w = 0; w < g_->num_workers(); ++w)
+    if (g_->open_state(w) == State::kBlocked && g_->worker(w).qualifier(g_->last_vertex(w)) == 0)
+      g_->RelabelOpen(w, State::kBlocked, q_end_of_trace_);
   counters_.unnamed_qualifiers = g_->unnamed_qualifiers();
   counters_.block = block_requests_.counters();
 }

@@ -18,6 +18,13 @@
 //     or dm worker) followed by a wake-up from that task counts the same, without a link.
 //   - every sched_switch also records the CPU's new task in the graph's CPU timelines; a
 //     CFS throttle event labels the thread's runnable wait "throttled by cgroup quota (…)".
+//     the sender of the TCP segment received in that context. A segment received by a
+//     task (a threaded IRQ handler, a NAPI thread), or in an interrupt only perf's flags
+//     name, is followed the same way when that context wakes the waiter right after. A
+//     wake-up of a runnable thread changes nothing.
+//   - the waker in task context is the CPU's current task as the CPU's next sched_switch
+//     confirms it (its prev): a thread whose switch-out the trace lost stays "current" in
+//     the model, so wake-ups are re-credited to prev at that switch.
 //   - fork links the child's first vertex to the parent (the child is runnable from
 //     there: PREEMPTED "new thread"); statedump names threads and gives
 //     the state of threads not seen yet.
@@ -62,6 +69,9 @@ struct ModelCounters {
   // window): nothing was seen of the lossy CPU, where a queued thread could have run and any
   // sleeper's waker could have woken it.
   uint64_t lost_window_waits = 0;
+  // Wake-ups first credited to a CPU's current task, then to the task the CPU's next
+  // sched_switch named as prev (the first one's switch-out was missing).
+  uint64_t wakers_corrected = 0;
   // States left without their qualifier: more distinct irq / disk / vector names than the
   // graph's qualifier ids (ExecutionGraph::kMaxQualifiers).
   uint64_t unnamed_qualifiers = 0;
@@ -106,6 +116,24 @@ class KernelModel {
     uint32_t pkt_vertex = 0;
     int64_t pkt_ts = 0;
   };
+  // A matched TCP segment received outside any traced interrupt context: in the current
+  // task (a threaded IRQ handler, a NAPI thread) or, for perf, in an interrupt its flags
+  // name. A wake-up in that same context follows the segment to its sender.
+  struct LooseReceive {
+    bool valid = false;
+    bool in_irq_flags = false;   // perf's flags said interrupt context
+    int32_t task = kUnknownTid;  // the task current when it was received (task context)
+    graph::WorkerId from = graph::kNoWorker;
+    uint32_t from_vertex = 0;
+  };
+  // A wake-up credited to the CPU's current task, which the next sched_switch on the CPU
+  // confirms (prev is that task) or corrects: a thread whose switch-out is missing from the
+  // trace stays "current" in the model while another thread runs.
+  struct PendingWake {
+    graph::WorkerId target;
+    uint32_t target_vertex;  // the target's vertex holding the in-link
+    int64_t ts;
+  };
   struct Cpu {
     int32_t current = kUnknownTid;
     bool started = false;
@@ -117,6 +145,9 @@ class KernelModel {
     int32_t block_task = kUnknownTid;
     BlockDone block_done;
     Frame stack[kMaxDepth];
+    LooseReceive loose_rx;
+    std::vector<PendingWake> pending_wakes;  // since the CPU's last sched_switch
+    bool pending_unlinked = false;           // one of them is credited to nobody yet
     Frame* top() { return depth > 0 ? &stack[std::min(depth, kMaxDepth) - 1] : nullptr; }
   };
   struct Host {
@@ -152,6 +183,7 @@ class KernelModel {
     uint32_t from_vertex = 0;
     graph::LinkKind kind = graph::LinkKind::kWakeup;
     const BlockDone* block = nullptr;  // the block completion that ended the wait
+    bool pending = false;  // credited to the CPU's current task until its next switch
   };
 
   Cpu* CpuOf(Host& h, int32_t cpu);
@@ -188,6 +220,13 @@ class KernelModel {
   void Push(Cpu* c, Ctx type, graph::StringId q, int32_t softirq_vector = 0);
   void Pop(Cpu* c, Ctx type);
   Cause WakeCause(const KernelEvent& e, Cpu* c, graph::WorkerId target);
+  // The wait of `target` ends in the context that received a segment from `from`.
+  Cause NetworkCause(graph::WorkerId from, uint32_t from_vertex, graph::WorkerId target,
+                     graph::StringId qual);
+  graph::StringId ReceiverQual(graph::WorkerId receiver);
+  // The CPU's next sched_switch names `prev` as the task that ran: the wake-ups credited
+  // since the last switch to another task are moved to prev.
+  void ResolvePendingWakes(const KernelEvent& e, Cpu* c, int32_t prev);
   graph::StringId IrqQual(Host& h, const KernelEvent& e);
   graph::StringId SoftirqQual(int64_t vec);
   void ExpirePackets(int64_t now);
@@ -224,8 +263,12 @@ class KernelModel {
   ModelCounters counters_;
   graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_, q_hardirq_,
       q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_, q_before_io_,
-      q_lost_window_;
+      q_lost_window_,
+      q_end_of_trace_;
   graph::StringId softirq_quals_[10] = {};
+  // The last "received by <thread>" qualifier interned, and its thread.
+  graph::WorkerId rx_qual_worker_ = graph::kNoWorker;
+  graph::StringId rx_qual_ = 0;
 };
 
 }  // namespace causeway::kernel

@@ -21,11 +21,20 @@ std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSe
     case Cause::kBlockedByRequest: {
       const requests::Request& x = a.requests[r.dominant_request];
       const spans::Span& xs = spans.spans[x.root];
+      // The named request's own share; the others' together after them.
+      int64_t own = 0;
+      for (const auto& [request, t] : r.by_request)
+        if (request == r.dominant_request) own = t;
+      const auto percent = [&r](int64_t t) {
+        return r.latency() > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(r.latency())
+                               : 0.0;
+      };
       std::string out = fmt::format("blocked by request {} ({} {}){} ({:.0f}%)",
                                     spans::TraceIdHex(x.trace).substr(0, 8), *xs.service,
-                                    *xs.operation, on, share);
+                                    *xs.operation, on, percent(own));
       if (r.by_request.size() > 1)
-        out += fmt::format(" and by {} other request(s)", r.by_request.size() - 1);
+        out += fmt::format(" and by {} other request(s) ({:.0f}%)", r.by_request.size() - 1,
+                           percent(d - own));
       // What the requests in the way were doing: a queue in front of a slow network, a lock
       // held across a sleep...
       int top = 0;
