@@ -2,8 +2,8 @@
 #include <signal.h>
 
 #include <cstdio>
-#include <optional>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>

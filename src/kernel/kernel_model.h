@@ -183,7 +183,7 @@ class KernelModel {
     uint32_t from_vertex = 0;
     graph::LinkKind kind = graph::LinkKind::kWakeup;
     const BlockDone* block = nullptr;  // the block completion that ended the wait
-    bool pending = false;  // credited to the CPU's current task until its next switch
+    bool pending = false;              // credited to the CPU's current task until its next switch
   };
 
   Cpu* CpuOf(Host& h, int32_t cpu);
@@ -262,8 +262,7 @@ class KernelModel {
   BlockRequests block_requests_;
   ModelCounters counters_;
   graph::StringId q_lost_, q_no_wakeup_, q_no_switch_in_, q_unknown_waker_, q_idle_, q_hardirq_,
-      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_, q_before_io_,
-      q_lost_window_,
+      q_softirq_, q_hrtimer_, q_no_history_, q_inconsistent_, q_new_, q_before_io_, q_lost_window_,
       q_end_of_trace_;
   graph::StringId softirq_quals_[10] = {};
   // The last "received by <thread>" qualifier interned, and its thread.
