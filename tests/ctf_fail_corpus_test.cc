@@ -252,5 +252,41 @@ TEST(CtfFailCorpusCli, SpanFileFifoIsRefused) {
                 spans + ": not a regular file (it is a FIFO)");
 }
 
+// Nested arrays of empty elements that the decoder accepts but that repeat more often than
+// an event walk visits (its bits plus 4096): the text output ends them with "...", and the
+// JSON line says how many elements it left out.
+TEST(CtfFailCorpusCli, ArraysCutShortAreCountedInJson) {
+  TempDir tmp;
+  const std::string dir = tmp.path() + "/trace";
+  fs::create_directory(dir);
+  {
+    std::ofstream m(dir + "/metadata", std::ios::binary);
+    m << "/* CTF 1.8 */\n"
+         "typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+         "trace { major = 1; minor = 8; byte_order = le; };\n"
+         "stream { event.header := struct { uint8_t id; }; };\n"
+         "event { name = \"nested\"; id = 0; fields := struct { uint8_t a; uint8_t b;\n"
+         "  struct { struct { } in[b]; } out[a]; }; };\n";
+    std::ofstream st(dir + "/stream", std::ios::binary);
+    st << std::string("\0\xc8\xc8", 3);  // id 0, a = b = 200: 40,200 elements
+  }
+  TempDir out;
+  const std::string err_path = out.path() + "/stderr";
+  const CommandResult json = RunCommand(
+      "'" + std::string(CAUSEWAY_CLI) + "' events --format jsonl '" + dir + "'", err_path);
+  ASSERT_EQ(json.exit_code, 0) << ReadTrimmed(err_path);
+  const size_t at = json.out.find(",\"elements_cut\":");
+  ASSERT_NE(at, std::string::npos) << json.out;
+  const uint64_t cut = std::stoull(json.out.substr(at + 16));
+  // The walk visits 24 + 4096 elements, 201 per outer element (itself and its 200): outer
+  // elements 0-19 whole, 20 and 99 of its inner ones. Left out: 101 inner elements of outer
+  // 20, and outer elements 21-199 (179; their own elements are not counted again).
+  EXPECT_EQ(cut, 101u + 179u) << json.out.substr(at);
+  const CommandResult text =
+      RunCommand("'" + std::string(CAUSEWAY_CLI) + "' events '" + dir + "'", err_path);
+  ASSERT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("..."), std::string::npos);
+}
+
 }  // namespace
 }  // namespace causeway::testing
