@@ -10,20 +10,27 @@ using requests::Cause;
 
 std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSet& spans,
                              const requests::RequestAnalysis& a, const requests::Request& r) {
+  return RequestDiagnosis(g, spans, a, r, a.Detail(static_cast<size_t>(&r - a.requests.data())));
+}
+
+std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSet& spans,
+                             const requests::RequestAnalysis& a, const requests::Request& r,
+                             const requests::RequestDetail& detail) {
   const int64_t d = r.by_cause[static_cast<int>(r.dominant)];
   const double share =
       r.latency() > 0 ? 100.0 * static_cast<double>(d) / static_cast<double>(r.latency()) : 0;
-  const std::string on =
-      r.dominant_thread != graph::kNoWorker ? " on " + a.ThreadLabel(g, r.dominant_thread) : "";
+  const std::string on = detail.dominant_thread != graph::kNoWorker
+                             ? " on " + a.ThreadLabel(g, detail.dominant_thread)
+                             : "";
   switch (r.dominant) {
     case Cause::kBlockedByRequest: {
-      const requests::Request& x = a.requests[r.dominant_request];
+      const requests::Request& x = a.requests[detail.dominant_request];
       const spans::Span& xs = spans.spans[x.root];
       std::string out = fmt::format("blocked by request {} ({} {}){} ({:.0f}%)",
                                     spans::TraceIdHex(x.trace).substr(0, 8), *xs.service,
                                     *xs.operation, on, share);
-      if (r.by_request.size() > 1)
-        out += fmt::format(" and by {} other request(s)", r.by_request.size() - 1);
+      if (detail.by_request.size() > 1)
+        out += fmt::format(" and by {} other request(s)", detail.by_request.size() - 1);
       // What the requests in the way were doing: a queue in front of a slow network, a lock
       // held across a sleep...
       int top = 0;
