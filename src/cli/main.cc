@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 
@@ -75,6 +76,13 @@ int main(int argc, char** argv) {
                  "process may use (ulimit -v, cgroup); give fewer traces, a time range or "
                  "--limit where the command has them\n",
                  argv[1]);
+    return 1;
+  } catch (const std::system_error& e) {
+    // A thread that could not be started: under a tight address-space limit, its stack.
+    std::fprintf(stderr,
+                 "causeway %s: out of resources: %s (a thread could not start; ulimit -v, "
+                 "ulimit -u, cgroup)\n",
+                 argv[1], e.what());
     return 1;
   }
   return 2;
