@@ -246,10 +246,10 @@ TEST(CtfFailCorpusCli, SpanFileFifoIsRefused) {
   const std::string spans = tmp.path() + "/spans.json";
   ASSERT_EQ(mkfifo(spans.c_str(), 0600), 0);
   ExpectRefused("requests '" + dir + "' --spans '" + spans + "'",
-                spans + ": not a regular file (it is a FIFO)");
+                "Cannot read span file " + spans + ": not a regular file");
   // In a span directory too.
   ExpectRefused("requests '" + dir + "' --spans '" + tmp.path() + "'",
-                spans + ": not a regular file (it is a FIFO)");
+                "Cannot read span file " + spans + ": not a regular file");
 }
 
 // Nested arrays of empty elements that the decoder accepts but that repeat more often than

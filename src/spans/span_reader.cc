@@ -562,14 +562,21 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths, size_t wi
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
-      for (const auto& e : fs::directory_iterator(p, ec))
-        if (e.path().extension() == ".json" && !e.is_directory(ec))
-          found.push_back(e.path().string());
+      for (const auto& e : fs::directory_iterator(p, ec)) {
+        if (e.path().extension() != ".json" || e.is_directory(ec)) continue;
+        if (!e.is_regular_file(ec))
+          return IoError(
+              fmt::format("Cannot read span file {}: not a regular file", e.path().string()));
+        found.push_back(e.path().string());
+      }
       std::sort(found.begin(), found.end());
       if (found.empty()) return NotFound(fmt::format("No span files (*.json) in {}", p));
       files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
     } else if (fs::exists(p, ec)) {
-      files.push_back(p);  // LineReader refuses what is not a regular file
+      // A FIFO or a device would block the reader or never end.
+      return IoError(fmt::format("Cannot read span file {}: not a regular file", p));
     } else {
       return NotFound(fmt::format("No span file or directory {}", p));
     }
