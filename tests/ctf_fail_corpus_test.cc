@@ -242,7 +242,8 @@ TEST(CtfFailCorpusCli, StreamFifoIsRefused) {
 
 TEST(CtfFailCorpusCli, SpanFileFifoIsRefused) {
   TempDir tmp;
-  const std::string dir = CopyTrace(tmp, false);
+  // A kernel trace that reads (the spans are read beside it, on another thread).
+  const std::string dir = std::string(CAUSEWAY_TEST_DATA) + "/traces/perf-sched";
   const std::string spans = tmp.path() + "/spans.json";
   ASSERT_EQ(mkfifo(spans.c_str(), 0600), 0);
   ExpectRefused("requests '" + dir + "' --spans '" + spans + "'",

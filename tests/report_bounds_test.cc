@@ -67,12 +67,12 @@ std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-struct Run {
+struct CappedRun {
   int exit_code;
   std::string out, err;
 };
 
-Run Capped(const std::string& tmp, long kb, const std::string& args) {
+CappedRun Capped(const std::string& tmp, long kb, const std::string& args) {
   const CommandResult r =
       RunCommand(fmt::format("ulimit -v {}; '{}' {}", kb, CAUSEWAY_CLI, args), tmp + "/stderr");
   return {r.exit_code, r.out, ReadFile(tmp + "/stderr")};
@@ -86,7 +86,7 @@ TEST(ReportBounds, ReportsPastTheBoundAreRefusedAndWrittenWithALimit) {
   for (const auto& [args, file] :
        {std::pair{"requests '" + rec + "' --format html -o '" + html + "'", html},
         std::pair{"export '" + rec + "' --format chrome -o '" + chrome + "'", chrome}}) {
-    const Run refused = Capped(tmp.path(), 2'000'000, args);
+    const CappedRun refused = Capped(tmp.path(), 2'000'000, args);
     EXPECT_EQ(refused.exit_code, 1) << args << "\n" << refused.err;
     EXPECT_NE(refused.err.find("2206050 pieces, more than the 2000000 a report draws"),
               std::string::npos)
@@ -95,7 +95,7 @@ TEST(ReportBounds, ReportsPastTheBoundAreRefusedAndWrittenWithALimit) {
     EXPECT_FALSE(fs::exists(file));
     EXPECT_FALSE(fs::exists(file + ".partial"));
     // The 100 slowest: written whole, under the same cap.
-    const Run limited = Capped(tmp.path(), 2'000'000, args + " --limit 100");
+    const CappedRun limited = Capped(tmp.path(), 2'000'000, args + " --limit 100");
     EXPECT_EQ(limited.exit_code, 0) << args << "\n" << limited.err;
     EXPECT_TRUE(fs::exists(file));
     EXPECT_FALSE(fs::exists(file + ".partial"));
@@ -112,7 +112,7 @@ TEST(ReportBounds, OutOfMemoryIsAnErrorNotAnAbort) {
   const std::string html = tmp.path() + "/r.html";
   // 30 MB of address space: past the program's own mappings, too little for its threads and
   // its heap.
-  const Run r =
+  const CappedRun r =
       Capped(tmp.path(), 30'000, "requests '" + rec + "' --format html -o '" + html + "'");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err.rfind("causeway requests: out of ", 0), 0u) << r.err;
