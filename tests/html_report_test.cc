@@ -70,7 +70,7 @@ TEST(HtmlReportTest, RendersTimelineArrowsAndPieInChromium) {
   auto a = requests::AnalyzeRequests(k.graph(), set);
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   size_t pieces = 0;
-  for (const auto& r : a->requests) pieces += r.path.size();
+  for (size_t i = 0; i < a->requests.size(); ++i) pieces += a->Detail(i).path.size();
 
   testing::TempDir tmp;
   const std::string html = tmp.path() + "/report.html";

@@ -168,15 +168,15 @@ TEST(SpanPlacement, AnEventLoopWorksForTheRequestOfItsLastSocketMessage) {
   EXPECT_EQ(Pieces(k, *a, 0),
             "10@100-120 running | 10@120-135 blocked_by_request(1) | 20@135-199 running | "
             "10@199-200 preempted | 10@200-210 running");
-  EXPECT_TRUE(a->requests[0].by_request.size() == 1 && a->requests[0].by_request[0].second == 15);
+  EXPECT_TRUE(a->Detail(0).by_request.size() == 1 && a->Detail(0).by_request[0].second == 15);
   // B waited for the backend, which held its lock for A until 199, and then for the loop
   // while it finished A (the loop woke up for A's answer at 199).
   EXPECT_EQ(Pieces(k, *a, 1),
             "10@120-135 running | 20@135-199 blocked_by_request(0) | "
             "10@199-200 blocked_by_request(0) | 10@200-210 blocked_by_request(0) | "
             "10@210-211 running | 20@211-299 running | 10@299-300 preempted | 10@300-310 running");
-  ASSERT_EQ(a->requests[1].by_request.size(), 1u);
-  EXPECT_EQ(a->requests[1].by_request[0], (std::pair<int32_t, int64_t>{0, 75}));
+  ASSERT_EQ(a->Detail(1).by_request.size(), 1u);
+  EXPECT_EQ(a->Detail(1).by_request[0], (std::pair<int32_t, int64_t>{0, 75}));
 }
 
 TEST(SpanPlacement, AnEventLoopWaitingForATimerWorksForNoRequest) {

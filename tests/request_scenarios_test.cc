@@ -53,16 +53,17 @@ void ExpectSameSummariesWithoutPaths(const KernelScenario& k, const spans::SpanS
   for (size_t i = 0; i < kept.requests.size(); ++i) {
     const requests::Request& x = a->requests[i];
     const requests::Request& y = kept.requests[i];
-    EXPECT_TRUE(x.path.empty());
-    EXPECT_TRUE(x.links.empty());
+    const requests::RequestDetail dx = a->Detail(i), dy = kept.Detail(i);
+    EXPECT_TRUE(dx.links.empty());
+    EXPECT_EQ(dx.path.size(), dy.path.size());
     EXPECT_TRUE(std::equal(std::begin(x.by_cause), std::end(x.by_cause), std::begin(y.by_cause)));
     EXPECT_TRUE(std::equal(std::begin(x.blocked_by_state), std::end(x.blocked_by_state),
                            std::begin(y.blocked_by_state)));
-    EXPECT_EQ(x.by_request, y.by_request);
-    EXPECT_EQ(x.by_thread, y.by_thread);
+    EXPECT_EQ(dx.by_request, dy.by_request);
+    EXPECT_EQ(dx.by_thread, dy.by_thread);
     EXPECT_EQ(x.dominant, y.dominant);
-    EXPECT_EQ(x.dominant_thread, y.dominant_thread);
-    EXPECT_EQ(x.dominant_request, y.dominant_request);
+    EXPECT_EQ(dx.dominant_thread, dy.dominant_thread);
+    EXPECT_EQ(dx.dominant_request, dy.dominant_request);
     EXPECT_EQ(report::RequestDiagnosis(k.graph(), s, *a, x),
               report::RequestDiagnosis(k.graph(), s, kept, y));
   }
@@ -82,8 +83,8 @@ void ExpectSameSummariesWithoutPaths(const KernelScenario& k, const spans::SpanS
     EXPECT_EQ(roots.spans[x.root].span_id, s.spans[y.root].span_id);
     EXPECT_EQ(roots.by_id.at(roots.spans[i].span_id), i);
     EXPECT_TRUE(std::equal(std::begin(x.by_cause), std::end(x.by_cause), std::begin(y.by_cause)));
-    EXPECT_EQ(x.by_request, y.by_request);
-    EXPECT_EQ(x.by_thread, y.by_thread);
+    EXPECT_EQ(b->Detail(i).by_request, kept.Detail(i).by_request);
+    EXPECT_EQ(b->Detail(i).by_thread, kept.Detail(i).by_thread);
     EXPECT_EQ(x.dominant, y.dominant);
     EXPECT_EQ(report::RequestDiagnosis(k.graph(), roots, *b, x),
               report::RequestDiagnosis(k.graph(), s, kept, y));
@@ -103,18 +104,29 @@ requests::RequestAnalysis Analyze(const KernelScenario& k, const spans::SpanSet&
   return *a;
 }
 
-// Causes tile each request's latency.
+// Causes tile each request's latency, and the sums made in one sweep over its thread's
+// shared path are those of its own pieces.
 void ExpectTiles(const requests::RequestAnalysis& a) {
-  for (const auto& r : a.requests) {
+  for (size_t i = 0; i < a.requests.size(); ++i) {
+    const requests::Request& r = a.requests[i];
     int64_t sum = 0;
     for (int c = 0; c < requests::kNumCauses; ++c) sum += r.by_cause[c];
     EXPECT_EQ(sum, r.latency());
     int64_t at = r.start;
-    for (const auto& p : r.path) {
+    int64_t by_cause[requests::kNumCauses] = {}, blocked_by_state[graph::kNumStates] = {};
+    for (const auto& p : a.Detail(i).path) {
       EXPECT_EQ(p.start, at);
       at = p.end;
+      by_cause[static_cast<int>(p.cause)] += p.end - p.start;
+      if (p.cause == Cause::kBlockedByRequest)
+        blocked_by_state[static_cast<int>(p.state)] += p.end - p.start;
     }
     EXPECT_EQ(at, r.end);
+    EXPECT_TRUE(std::equal(std::begin(by_cause), std::end(by_cause), std::begin(r.by_cause)))
+        << "request " << i;
+    EXPECT_TRUE(std::equal(std::begin(blocked_by_state), std::end(blocked_by_state),
+                           std::begin(r.blocked_by_state)))
+        << "request " << i;
   }
 }
 
@@ -138,17 +150,51 @@ TEST(RequestScenario, BlockedByManyRequestsSumsEachOne) {
   ASSERT_EQ(a.requests.size(), 41u);
   ExpectTiles(a);
   const requests::Request& r = a.requests[0];
-  ASSERT_EQ(r.by_request.size(), 40u);
-  EXPECT_EQ(r.by_request[0], (std::pair<int32_t, int64_t>{40, 5}));
+  const requests::RequestDetail d = a.Detail(0);
+  ASSERT_EQ(d.by_request.size(), 40u);
+  EXPECT_EQ(d.by_request[0], (std::pair<int32_t, int64_t>{40, 5}));
   for (int32_t i = 1; i < 40; ++i)
-    EXPECT_EQ(r.by_request[i], (std::pair<int32_t, int64_t>{i, 2})) << "entry " << i;
+    EXPECT_EQ(d.by_request[i], (std::pair<int32_t, int64_t>{i, 2})) << "entry " << i;
   EXPECT_EQ(r.by_cause[static_cast<int>(Cause::kBlockedByRequest)], 39 * 2 + 5);
   EXPECT_EQ(r.dominant, Cause::kBlockedByRequest);
-  EXPECT_EQ(r.dominant_request, 40);
+  EXPECT_EQ(d.dominant_request, 40);
   // The named request's own share (5 of 100 ns), then the 39 others' together (78 ns).
-  const std::string diagnosis = report::RequestDiagnosis(k.graph(), s, a, r);
+  const std::string diagnosis = report::RequestDiagnosis(k.graph(), s, a, r, d);
   EXPECT_NE(diagnosis.find("(5%) and by 39 other request(s) (78%)"), std::string::npos)
       << diagnosis;
+}
+
+// 100 requests overlapping on one thread, each started 10 ns after the one before and open
+// for 5 µs: request i is its thread's own for 10 ns, then blocked by each later one for 10 ns
+// and by the last one for the rest. The path is stored once, labelled, for all of them (its
+// pieces grow with the requests, not with their pairs); each request's lists come from its
+// slice.
+TEST(RequestScenario, OverlappingRequestsShareOneLabelledPath) {
+  KernelScenario k(R"(
+    0 cpu0 switch 0 -> 1:a
+    end 10000
+  )");
+  std::vector<spans::Span> v;
+  for (int i = 0; i < 100; ++i) v.push_back(Root(1 + i, 1 + i, 1, 10 * i, 10 * i + 5000));
+  const spans::SpanSet s = Set(std::move(v));
+  const auto a = Analyze(k, s);
+  ASSERT_EQ(a.requests.size(), 100u);
+  ExpectTiles(a);
+  ASSERT_EQ(a.shared_paths.size(), 1u);
+  EXPECT_EQ(a.shared_paths[0].pieces.size(), 100u);
+  for (size_t i = 0; i < 99; ++i) {
+    const requests::Request& r = a.requests[i];
+    const requests::RequestDetail d = a.Detail(i);
+    EXPECT_EQ(r.by_cause[static_cast<int>(Cause::kRunning)], 10) << i;
+    EXPECT_EQ(r.by_cause[static_cast<int>(Cause::kBlockedByRequest)], 4990) << i;
+    EXPECT_EQ(r.dominant, Cause::kBlockedByRequest) << i;
+    ASSERT_EQ(d.by_request.size(), 99 - i) << i;
+    EXPECT_EQ(d.by_request[0],
+              (std::pair<int32_t, int64_t>{99, 4010 + 10 * static_cast<int64_t>(i)}));
+    EXPECT_EQ(d.dominant_request, 99) << i;
+  }
+  EXPECT_EQ(a.requests[99].dominant, Cause::kRunning);
+  EXPECT_TRUE(a.Detail(99).by_request.empty());
 }
 
 TEST(RequestScenario, LockHeldByAnotherRequestIsBlockedByThatRequest) {
@@ -167,8 +213,8 @@ TEST(RequestScenario, LockHeldByAnotherRequestIsBlockedByThatRequest) {
   EXPECT_EQ(Pieces(k, a, 0),
             "1@0-10 running | 2@10-50 blocked_by_request(1) | 1@50-55 preempted | 1@55-90 running");
   EXPECT_EQ(a.requests[0].dominant, Cause::kBlockedByRequest);
-  EXPECT_EQ(a.requests[0].dominant_request, 1);
-  EXPECT_EQ(k.graph().worker(a.requests[0].dominant_thread).tid, 2);
+  EXPECT_EQ(a.Detail(0).dominant_request, 1);
+  EXPECT_EQ(k.graph().worker(a.Detail(0).dominant_thread).tid, 2);
   const std::string diagnosis = report::RequestDiagnosis(k.graph(), set, a, a.requests[0]);
   EXPECT_NE(diagnosis.find("blocked by request 00000000"), std::string::npos) << diagnosis;
   // B was never held back.
@@ -198,10 +244,10 @@ TEST(RequestScenario, ThreeWayContentionNamesEachRequestInTheWay) {
             "1@0-5 running | 2@5-10 blocked_by_request(1) | 3@10-40 blocked_by_request(2) | "
             "2@40-70 blocked_by_request(1) | 1@70-90 running");
   // B held A for 5 + 30 ns, C for 30 (through B).
-  ASSERT_EQ(a.requests[0].by_request.size(), 2u);
-  EXPECT_EQ(a.requests[0].by_request[0], (std::pair<int32_t, int64_t>{1, 35}));
-  EXPECT_EQ(a.requests[0].by_request[1], (std::pair<int32_t, int64_t>{2, 30}));
-  EXPECT_EQ(a.requests[0].dominant_request, 1);
+  ASSERT_EQ(a.Detail(0).by_request.size(), 2u);
+  EXPECT_EQ(a.Detail(0).by_request[0], (std::pair<int32_t, int64_t>{1, 35}));
+  EXPECT_EQ(a.Detail(0).by_request[1], (std::pair<int32_t, int64_t>{2, 30}));
+  EXPECT_EQ(a.Detail(0).dominant_request, 1);
   // B's thread appears at 5 (before: not in the trace, unknown).
   EXPECT_EQ(Pieces(k, a, 1),
             "2@0-5 unknown | 2@5-10 running | 3@10-40 blocked_by_request(2) | 2@40-70 running");
@@ -253,7 +299,7 @@ TEST(RequestScenario, AThreadServingNoRequestIsWaitedFor) {
   EXPECT_EQ(Pieces(k, a, 0),
             "1@0-10 running | 7@10-40 waiting_for_thread | 1@40-45 preempted | 1@45-60 running");
   EXPECT_EQ(a.requests[0].dominant, Cause::kWaitingForThread);
-  EXPECT_EQ(k.graph().worker(a.requests[0].dominant_thread).tid, 7);
+  EXPECT_EQ(k.graph().worker(a.Detail(0).dominant_thread).tid, 7);
 }
 
 TEST(RequestScenario, AThreadThatRanNoSpanIsNamedByItsProcesssService) {
@@ -326,8 +372,8 @@ TEST(RequestScenario, PreemptionAndTimerAreNamed) {
   EXPECT_NE(diagnosis.find("preempted: waiting for a CPU held by tid 9 (hog) 40 ns, idle 1 ns"),
             std::string::npos)
       << diagnosis;
-  EXPECT_EQ(a.requests[0].cpu_wait.ns, 41);
-  EXPECT_EQ(a.requests[0].cpu_wait.throttled_ns, 0);
+  EXPECT_EQ(a.Detail(0).cpu_wait.ns, 41);
+  EXPECT_EQ(a.Detail(0).cpu_wait.throttled_ns, 0);
   ExpectTiles(a);
 }
 
@@ -378,7 +424,7 @@ TEST(RequestScenario, AcrossTwoHostsThroughANetworkLink) {
   const auto a = Analyze(k, set);
   ASSERT_EQ(a.requests.size(), 1u);
   bool on_b = false;
-  for (const auto& p : a.requests[0].path)
+  for (const auto& p : a.Detail(0).path)
     if (p.worker != graph::kNoWorker && k.graph().worker(p.worker).host == 1) on_b = true;
   EXPECT_TRUE(on_b) << Pieces(k, a, 0);
   ExpectTiles(a);

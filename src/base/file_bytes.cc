@@ -30,15 +30,54 @@ Status ReadFully(int fd, void* out, uint64_t size, uint64_t offset, uint64_t fil
   return Status::Ok();
 }
 
+std::string_view FileKind(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG:
+      return "a regular file";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFSOCK:
+      return "a socket";
+    default:
+      return "of an unknown kind";
+  }
+}
+
+int OpenRegularFile(const std::string& path, uint64_t* size, std::string* why) {
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer, forever. It changes
+  // nothing for the regular file read afterwards.
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    *why = strerror(errno);
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    *why = fmt::format("cannot stat it: {}", strerror(errno));
+    close(fd);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *why = fmt::format("not a regular file (it is {})", FileKind(st.st_mode));
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd;
+}
+
 StatusOr<ReadOnlyFile> ReadOnlyFile::Open(const std::string& path) {
   ReadOnlyFile f;
-  f.fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd_ < 0) return IoError(fmt::format("Cannot open {}: {}", path, strerror(errno)));
-  struct stat st;
-  if (fstat(f.fd_, &st) != 0)
-    return IoError(fmt::format("Cannot stat {}: {}", path, strerror(errno)));
-  if (!S_ISREG(st.st_mode)) return IoError(fmt::format("Cannot read {}: not a regular file", path));
-  f.size_ = static_cast<uint64_t>(st.st_size);
+  std::string why;
+  f.fd_ = OpenRegularFile(path, &f.size_, &why);
+  if (f.fd_ < 0) return IoError(fmt::format("Cannot open {}: {}", path, why));
   posix_fadvise(f.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   return f;
 }

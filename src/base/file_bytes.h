@@ -18,6 +18,14 @@ namespace causeway {
 // is a DataLoss naming the byte where it ended; a refused read an IoError.
 Status ReadFully(int fd, void* out, uint64_t size, uint64_t offset, uint64_t file_size);
 
+// Opens `path` for reading if it is a regular file (never waiting on a FIFO) and sets
+// `*size`; else returns -1 with errno set and the reason in `*why` ("No such file or
+// directory", "not a regular file (it is a FIFO)"). Devices, FIFOs and sockets are refused:
+// /dev/zero never ends and a FIFO blocks its reader.
+int OpenRegularFile(const std::string& path, uint64_t* size, std::string* why);
+// "a FIFO", "a character device"... for a st_mode.
+std::string_view FileKind(unsigned mode);
+
 // A regular file open for reading (closed with this object) and its size when opened.
 class ReadOnlyFile {
  public:

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <new>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 
@@ -53,16 +55,35 @@ int main(int argc, char** argv) {
     // --help and --version exit 0; any usage error exits 2, as the README says.
     return app.exit(e) == 0 ? 0 : 2;
   }
-  if (app.got_subcommand("events")) return events();
-  if (app.got_subcommand("stats")) return stats();
-  if (app.got_subcommand("threads")) return threads();
-  if (app.got_subcommand("critpath")) return critpath();
-  if (app.got_subcommand("record")) return record();
-  if (app.got_subcommand("snapshot")) return snapshot();
-  if (app.got_subcommand("sync")) return sync();
-  if (app.got_subcommand("requests")) return requests();
-  if (app.got_subcommand("request")) return request();
-  if (app.got_subcommand("export")) return export_();
-  if (app.got_subcommand("pivot")) return pivot();
+  // Out of memory is an error with a message and exit 1, never an abort. Memory is bounded
+  // by design where a recording's size does not bound it (report sizes, metadata); what is
+  // left is a recording too large for this machine.
+  try {
+    if (app.got_subcommand("events")) return events();
+    if (app.got_subcommand("stats")) return stats();
+    if (app.got_subcommand("threads")) return threads();
+    if (app.got_subcommand("critpath")) return critpath();
+    if (app.got_subcommand("record")) return record();
+    if (app.got_subcommand("snapshot")) return snapshot();
+    if (app.got_subcommand("sync")) return sync();
+    if (app.got_subcommand("requests")) return requests();
+    if (app.got_subcommand("request")) return request();
+    if (app.got_subcommand("export")) return export_();
+    if (app.got_subcommand("pivot")) return pivot();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr,
+                 "causeway %s: out of memory: the recording is too large for the memory this "
+                 "process may use (ulimit -v, cgroup); give fewer traces, a time range or "
+                 "--limit where the command has them\n",
+                 argv[1]);
+    return 1;
+  } catch (const std::system_error& e) {
+    // A thread that could not be started: under a tight address-space limit, its stack.
+    std::fprintf(stderr,
+                 "causeway %s: out of resources: %s (a thread could not start; ulimit -v, "
+                 "ulimit -u, cgroup)\n",
+                 argv[1], e.what());
+    return 1;
+  }
   return 2;
 }

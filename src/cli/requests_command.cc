@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/recording_load.h"
+#include "cli/report_file.h"
 #include "report/request_format.h"
 #include "report/request_html.h"
 
@@ -21,6 +22,7 @@ struct RequestsOptions {
   std::string format = "text";
   std::string output;  // --format html: the report file
   long limit = 20;
+  long html_limit = -1;  // --format html: all requests unless --limit is given
 };
 
 int RunRequests(const RequestsOptions& o) {
@@ -31,11 +33,23 @@ int RunRequests(const RequestsOptions& o) {
   const graph::ExecutionGraph& g = l->kernel->graph;
   if (o.format == "html") {
     const std::string path = o.output.empty() ? "causeway-requests.html" : o.output;
-    FILE* f = std::fopen(path.c_str(), "w");
-    const std::string html = report::RequestsHtml(g, l->spans, l->requests, o.args.front());
-    if (!f || std::fwrite(html.data(), 1, html.size(), f) != html.size() || std::fclose(f) != 0)
-      return fmt::print(stderr, "causeway requests: cannot write the report {}\n", path), 1;
-    std::printf("HTML report: %s (%zu requests)\n", path.c_str(), l->requests.requests.size());
+    // The report is written as it is made: the memory it takes beyond the analysis (which
+    // keeps the requests' paths) is one request's part; its size is bounded.
+    const std::vector<size_t> which = ReportRequests(l->requests, o.html_limit);
+    if (Status s = CheckReportSize(l->requests, which, "causeway requests --format html"); !s.ok())
+      return fmt::print(stderr, "causeway requests: {}\n", s.ToString()), 1;
+    auto file = ReportFile::Create(path);
+    if (!file.ok())
+      return fmt::print(stderr, "causeway requests: {}\n", file.status().ToString()), 1;
+    report::WriteRequestsHtml([&](std::string_view bytes) { return file->Write(bytes); }, g,
+                              l->spans, l->requests, which, o.args.front());
+    if (Status s = file->Commit(); !s.ok())
+      return fmt::print(stderr, "causeway requests: cannot write the report: {}\n", s.ToString()),
+             1;
+    const size_t total = l->requests.requests.size();
+    const std::string drawn = which.size() == total ? fmt::format("{}", total)
+                                                    : fmt::format("{} of {}", which.size(), total);
+    std::printf("HTML report: %s (%s requests)\n", path.c_str(), drawn.c_str());
     return 0;
   }
   if (o.format == "json") {
@@ -79,9 +93,15 @@ Runner RegisterRequests(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output,
                   "The HTML report's file (default: causeway-requests.html)");
-  cmd->add_option("--limit", o->limit, "Requests shown, slowest first (-1: all)")
-      ->capture_default_str();
-  return [o] { return RunRequests(*o); };
+  CLI::Option* limit =
+      cmd->add_option("--limit", o->limit,
+                      "Requests shown, slowest first (-1: all); with --format html, the N "
+                      "slowest drawn (default: all)")
+          ->capture_default_str();
+  return [o, limit] {
+    if (limit->count() > 0) o->html_limit = o->limit;
+    return RunRequests(*o);
+  };
 }
 
 }  // namespace causeway::cli

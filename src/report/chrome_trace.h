@@ -4,7 +4,9 @@
 // ran on, and the wake-ups and packets the paths followed as flow arrows.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <functional>
+#include <string_view>
+#include <vector>
 
 #include "graph/execution_graph.h"
 #include "requests/request_analysis.h"
@@ -12,7 +14,11 @@
 
 namespace causeway::report {
 
-nlohmann::json ChromeTrace(const graph::ExecutionGraph& g, const spans::SpanSet& s,
-                           const requests::RequestAnalysis& a);
+// Every span, and the critical paths of requests `which` (indices in a.requests), handed to
+// `write` an event at a time: the document is never held whole. False when a write
+// returned false.
+bool WriteChromeTrace(const std::function<bool(std::string_view)>& write,
+                      const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                      const requests::RequestAnalysis& a, const std::vector<size_t>& which);
 
 }  // namespace causeway::report

@@ -223,8 +223,14 @@ class JsonFields final : public ctf::FieldVisitor {
   void Element(uint64_t index) override {
     if (index) out_->push_back(',');
   }
-  void ElementsCut(uint64_t) override {}
-  void EndArray(uint64_t) override { out_->push_back(']'); }
+  // A JSON array cannot say that it was cut: the line counts what its arrays left out.
+  void ElementsCut(uint64_t index) override { cut_from_ = index; }
+  void EndArray(uint64_t length) override {
+    out_->push_back(']');
+    if (cut_from_ != UINT64_MAX) elements_cut_ += length - cut_from_;
+    cut_from_ = UINT64_MAX;
+  }
+  uint64_t elements_cut() const { return elements_cut_; }
   void Integer(const ctf::IntegerValue& v) override { Number(v); }
   void Enum(const ctf::IntegerValue& v, std::span<const std::string* const> labels) override {
     *out_ += "{\"label\":"sv;
@@ -253,6 +259,8 @@ class JsonFields final : public ctf::FieldVisitor {
       AppendDecimal(v.bits, out_);
   }
   Line* out_;
+  uint64_t cut_from_ = UINT64_MAX;  // ElementsCut's index in the array being ended
+  uint64_t elements_cut_ = 0;
 };
 
 }  // namespace
@@ -416,6 +424,10 @@ void EventFormatter::AppendJsonLine(const Event& e, Line* out) {
     walker_.WalkScope(ctf::Scope::kEventPayload, fields);
   else
     *out += "{}"sv;
+  if (fields.elements_cut() > 0) {
+    *out += ",\"elements_cut\":"sv;
+    AppendDecimal(fields.elements_cut(), out);
+  }
   *out += "}"sv;
 }
 

@@ -12,19 +12,26 @@ using requests::Cause;
 
 std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSet& spans,
                              const requests::RequestAnalysis& a, const requests::Request& r) {
+  return RequestDiagnosis(g, spans, a, r, a.Detail(static_cast<size_t>(&r - a.requests.data())));
+}
+
+std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSet& spans,
+                             const requests::RequestAnalysis& a, const requests::Request& r,
+                             const requests::RequestDetail& detail) {
   const int64_t d = r.by_cause[static_cast<int>(r.dominant)];
   const double share =
       r.latency() > 0 ? 100.0 * static_cast<double>(d) / static_cast<double>(r.latency()) : 0;
-  const std::string on =
-      r.dominant_thread != graph::kNoWorker ? " on " + a.ThreadLabel(g, r.dominant_thread) : "";
+  const std::string on = detail.dominant_thread != graph::kNoWorker
+                             ? " on " + a.ThreadLabel(g, detail.dominant_thread)
+                             : "";
   switch (r.dominant) {
     case Cause::kBlockedByRequest: {
-      const requests::Request& x = a.requests[r.dominant_request];
+      const requests::Request& x = a.requests[detail.dominant_request];
       const spans::Span& xs = spans.spans[x.root];
       // The named request's own share; the others' together after them.
       int64_t own = 0;
-      for (const auto& [request, t] : r.by_request)
-        if (request == r.dominant_request) own = t;
+      for (const auto& [request, t] : detail.by_request)
+        if (request == detail.dominant_request) own = t;
       const auto percent = [&r](int64_t t) {
         return r.latency() > 0 ? 100.0 * static_cast<double>(t) / static_cast<double>(r.latency())
                                : 0.0;
@@ -32,8 +39,8 @@ std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSe
       std::string out = fmt::format("blocked by request {} ({} {}){} ({:.0f}%)",
                                     spans::TraceIdHex(x.trace).substr(0, 8), *xs.service,
                                     *xs.operation, on, percent(own));
-      if (r.by_request.size() > 1)
-        out += fmt::format(" and by {} other request(s) ({:.0f}%)", r.by_request.size() - 1,
+      if (detail.by_request.size() > 1)
+        out += fmt::format(" and by {} other request(s) ({:.0f}%)", detail.by_request.size() - 1,
                            percent(d - own));
       // What the requests in the way were doing: a queue in front of a slow network, a lock
       // held across a sleep...
@@ -50,10 +57,10 @@ std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSe
     case Cause::kPreempted:
       // "throttled by cgroup quota (/demo) 80.000 ms; CPU held by idle 78.000 ms", or
       // "waiting for a CPU held by tid 12 (stress) 94.600 ms".
-      return fmt::format(
-          "preempted: {}{} ({:.0f}%)",
-          CpuWaitSummaryText(g, r.cpu_wait, [&](graph::WorkerId w) { return a.ThreadLabel(g, w); }),
-          on, share);
+      return fmt::format("preempted: {}{} ({:.0f}%)",
+                         CpuWaitSummaryText(g, detail.cpu_wait,
+                                            [&](graph::WorkerId w) { return a.ThreadLabel(g, w); }),
+                         on, share);
     case Cause::kWaitingForThread:
       return fmt::format("waiting for a thread serving no request{} ({:.0f}%)", on, share);
     case Cause::kNetwork:

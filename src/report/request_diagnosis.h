@@ -1,5 +1,6 @@
 // A request's dominant cause in plain words, from the structured summary the request
-// analysis keeps (Request::dominant, dominant_thread, dominant_request, by_cause, ...):
+// analysis keeps (Request::dominant, by_cause, ...) and its detail (RequestDetail's
+// dominant_thread, dominant_request, by_request):
 //   "blocked by request 4bf92f35 (customer GET) on tid 12 (customer) (63%) and by 2 other
 //    request(s); meanwhile they were mostly running (80%)"
 //   "preempted: waiting for a CPU on tid 7 (route) (41%)"
@@ -17,5 +18,9 @@ namespace causeway::report {
 // names of the request in the way.
 std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSet& spans,
                              const requests::RequestAnalysis& a, const requests::Request& r);
+// The same with r's detail (a.Detail of its index) already worked out.
+std::string RequestDiagnosis(const graph::ExecutionGraph& g, const spans::SpanSet& spans,
+                             const requests::RequestAnalysis& a, const requests::Request& r,
+                             const requests::RequestDetail& detail);
 
 }  // namespace causeway::report

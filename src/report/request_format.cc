@@ -91,16 +91,17 @@ void AppendHexId(std::string* out, const spans::TraceId& t) {
 // few and shared by many requests: each one's JSON is built once, in `threads`.
 void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, const spans::SpanSet& s,
                           const requests::RequestAnalysis& a, const Request& r,
+                          const requests::RequestDetail& detail,
                           std::unordered_map<graph::WorkerId, std::string>* threads) {
   static const auto kStateOrder = ByName<graph::kNumStates>(
       [](int st) { return graph::StateNameLower(static_cast<graph::State>(st)); });
   const spans::Span& root = s.spans[r.root];
   out->append("{\"blocked_by_requests\":[");
-  for (size_t i = 0; i < r.by_request.size(); ++i) {
+  for (size_t i = 0; i < detail.by_request.size(); ++i) {
     out->append(i ? ",{\"ns\":" : "{\"ns\":");
-    AppendJsonInt(out, r.by_request[i].second);
+    AppendJsonInt(out, detail.by_request[i].second);
     out->append(",\"trace_id\":");
-    AppendHexId(out, a.requests[r.by_request[i].first].trace);
+    AppendHexId(out, a.requests[detail.by_request[i].first].trace);
     out->push_back('}');
   }
   out->append("],\"blocked_by_requests_states\":{");
@@ -115,12 +116,12 @@ void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, cons
   }
   out->append("},\"by_cause\":");
   AppendCauses(out, r.by_cause);
-  if (r.cpu_wait.ns > 0) {
+  if (detail.cpu_wait.ns > 0) {
     out->append(",\"cpu_wait\":");
-    out->append(CpuWaitSummaryJson(g, r.cpu_wait).dump());
+    out->append(CpuWaitSummaryJson(g, detail.cpu_wait).dump());
   }
   out->append(",\"diagnosis\":");
-  AppendJsonString(out, RequestDiagnosis(g, s, a, r));
+  AppendJsonString(out, RequestDiagnosis(g, s, a, r, detail));
   out->append(",\"dominant_cause\":");
   AppendJsonString(out, requests::CauseName(r.dominant));
   out->append(",\"end\":");
@@ -150,10 +151,11 @@ void AppendRequestSummary(std::string* out, const graph::ExecutionGraph& g, cons
 }
 
 nlohmann::json RequestSummaryJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
-                                  const requests::RequestAnalysis& a, const Request& r) {
+                                  const requests::RequestAnalysis& a, const Request& r,
+                                  const requests::RequestDetail& detail) {
   std::string text;
   std::unordered_map<graph::WorkerId, std::string> threads;
-  AppendRequestSummary(&text, g, s, a, r, &threads);
+  AppendRequestSummary(&text, g, s, a, r, detail, &threads);
   return nlohmann::json::parse(text);
 }
 
@@ -319,7 +321,7 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
   std::string line;
   for (size_t i : SlowestFirst(a, limit)) {
     line.assign(first ? "\n  " : ",\n  ");
-    AppendRequestSummary(&line, g, s, a, a.requests[i], &threads);
+    AppendRequestSummary(&line, g, s, a, a.requests[i], a.Detail(i), &threads);
     ok = ok && std::fwrite(line.data(), 1, line.size(), out) == line.size();
     first = false;
   }
@@ -362,6 +364,7 @@ bool WriteRequestsJson(std::FILE* out, const graph::ExecutionGraph& g, const spa
 std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                         const requests::RequestAnalysis& a, size_t index) {
   const Request& r = a.requests[index];
+  const requests::RequestDetail detail = a.Detail(index);
   const spans::Span& root = s.spans[r.root];
   std::string out =
       fmt::format("Request {} ({} {}), root span {} on {}\n", spans::TraceIdHex(r.trace),
@@ -369,10 +372,10 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                   spans::SpanIdHex(root.span_id), Who(g, a, r.worker));
   out += fmt::format("From {} to {}: {}\nDominant cause: {}\n\n", FormatTimestamp(r.start),
                      FormatTimestamp(r.end), FormatDuration(r.latency()),
-                     TerminalText(RequestDiagnosis(g, s, a, r)));
+                     TerminalText(RequestDiagnosis(g, s, a, r, detail)));
   out += fmt::format("{:>12} {:>12}  {:<34} {:<13} {}\n", "AT", "DURATION", "THREAD", "STATE",
                      "CAUSE");
-  for (const auto& p : r.path) {
+  for (const auto& p : detail.path) {
     std::string cause(requests::CauseName(p.cause));
     if (p.other_request >= 0) {
       const Request& x = a.requests[p.other_request];
@@ -397,15 +400,15 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                        100.0 * static_cast<double>(r.by_cause[c]) /
                            static_cast<double>(std::max<int64_t>(1, r.latency())));
   }
-  if (!r.by_request.empty()) {
+  if (!detail.by_request.empty()) {
     out += "Blocked by requests:\n";
-    for (const auto& [x, d] : r.by_request)
+    for (const auto& [x, d] : detail.by_request)
       out += fmt::format("  {} ({} {}) {:>12}\n", spans::TraceIdHex(a.requests[x].trace),
                          TerminalText(*s.spans[a.requests[x].root].service),
                          TerminalText(*s.spans[a.requests[x].root].operation), FormatDuration(d));
   }
   out += "Time by thread:\n";
-  for (const auto& [w, d] : r.by_thread)
+  for (const auto& [w, d] : detail.by_thread)
     out += fmt::format("  {:<34} {:>12}\n", Who(g, a, w), FormatDuration(d));
   if (const std::string repairs = DataRepairText(a); !repairs.empty()) out += "\n" + repairs;
   return out;
@@ -414,9 +417,10 @@ std::string RequestText(const graph::ExecutionGraph& g, const spans::SpanSet& s,
 nlohmann::json RequestJson(const graph::ExecutionGraph& g, const spans::SpanSet& s,
                            const requests::RequestAnalysis& a, size_t index) {
   const Request& r = a.requests[index];
-  nlohmann::json j = RequestSummaryJson(g, s, a, r);
+  const requests::RequestDetail detail = a.Detail(index);
+  nlohmann::json j = RequestSummaryJson(g, s, a, r, detail);
   nlohmann::json path = nlohmann::json::array();
-  for (const auto& p : r.path) {
+  for (const auto& p : detail.path) {
     nlohmann::json x = {
         {"start", p.start},
         {"end", p.end},
@@ -435,7 +439,7 @@ nlohmann::json RequestJson(const graph::ExecutionGraph& g, const spans::SpanSet&
   }
   j["path"] = path;
   nlohmann::json links = nlohmann::json::array();
-  for (const auto& l : r.links)
+  for (const auto& l : detail.links)
     links.push_back({{"from", ThreadWithService(g, a, l.from)},
                      {"to", ThreadWithService(g, a, l.to)},
                      {"from_ts", l.from_ts},
@@ -443,7 +447,7 @@ nlohmann::json RequestJson(const graph::ExecutionGraph& g, const spans::SpanSet&
                      {"kind", std::string(graph::LinkKindName(l.kind))}});
   j["links"] = links;
   nlohmann::json threads = nlohmann::json::array();
-  for (const auto& [w, d] : r.by_thread) {
+  for (const auto& [w, d] : detail.by_thread) {
     nlohmann::json t = ThreadWithService(g, a, w);
     t["ns"] = d;
     threads.push_back(t);

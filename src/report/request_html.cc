@@ -1,5 +1,6 @@
 #include "report/request_html.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "report/critpath_format.h"
@@ -116,50 +117,79 @@ void ReplaceAll(std::string& s, const std::string& from, const std::string& to) 
     s.replace(p, from.size(), to);
 }
 
+// JSON text made safe inside <script> (html_escape.h). Applied to whole JSON values, so
+// that no sequence is split between two of them.
+std::string ForScript(const std::string& json) { return JsonForScript(json); }
+
+// One request of the embedded data, keys in byte order (as the whole document's dump wrote
+// them).
+nlohmann::json RequestData(const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                           const requests::RequestAnalysis& a, size_t index) {
+  const requests::Request& r = a.requests[index];
+  const requests::RequestDetail detail = a.Detail(index);
+  const spans::Span& root = s.spans[r.root];
+  nlohmann::json pieces = nlohmann::json::array();
+  for (const auto& p : detail.path) {
+    nlohmann::json x = {
+        {"s", p.start},
+        {"e", p.end},
+        {"c", std::string(requests::CauseName(p.cause))},
+        {"t", p.worker == graph::kNoWorker ? std::string("-") : a.ThreadLabel(g, p.worker)}};
+    if (p.other_request >= 0) x["o"] = spans::TraceIdHex(a.requests[p.other_request].trace);
+    pieces.push_back(std::move(x));
+  }
+  nlohmann::json by_cause = nlohmann::json::object();
+  for (int c = 0; c < requests::kNumCauses; ++c)
+    if (r.by_cause[c])
+      by_cause[std::string(requests::CauseName(static_cast<requests::Cause>(c)))] = r.by_cause[c];
+  return {{"id", spans::TraceIdHex(r.trace)},
+          {"service", *root.service},
+          {"operation", *root.operation},
+          {"start", r.start},
+          {"end", r.end},
+          {"latency", r.latency()},
+          {"diagnosis", RequestDiagnosis(g, s, a, r, detail)},
+          {"by_cause", by_cause},
+          {"pieces", pieces}};
+}
+
 }  // namespace
 
-std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s,
-                         const requests::RequestAnalysis& a, const std::string& title) {
+bool WriteRequestsHtml(const std::function<bool(std::string_view)>& write,
+                       const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                       const requests::RequestAnalysis& a, const std::vector<size_t>& which,
+                       const std::string& title) {
+  std::string page = kPage;
+  ReplaceAll(page, "@TITLE@", HtmlText(title));
+  const size_t data_at = page.find("@DATA@");
+  // The data object, a request at a time: {"causes","kernel_discarded","placement",
+  // "requests","spans","sync_discarded"}, the order nlohmann::json writes its keys in.
   nlohmann::json causes = nlohmann::json::array();
   for (int c = 0; c < requests::kNumCauses; ++c)
     causes.push_back(std::string(requests::CauseName(static_cast<requests::Cause>(c))));
-  nlohmann::json reqs = nlohmann::json::array();
-  for (const auto& r : a.requests) {
-    const spans::Span& root = s.spans[r.root];
-    nlohmann::json pieces = nlohmann::json::array();
-    for (const auto& p : r.path) {
-      nlohmann::json x = {
-          {"s", p.start},
-          {"e", p.end},
-          {"c", std::string(requests::CauseName(p.cause))},
-          {"t", p.worker == graph::kNoWorker ? std::string("-") : a.ThreadLabel(g, p.worker)}};
-      if (p.other_request >= 0) x["o"] = spans::TraceIdHex(a.requests[p.other_request].trace);
-      pieces.push_back(std::move(x));
-    }
-    nlohmann::json by_cause = nlohmann::json::object();
-    for (int c = 0; c < requests::kNumCauses; ++c)
-      if (r.by_cause[c])
-        by_cause[std::string(requests::CauseName(static_cast<requests::Cause>(c)))] = r.by_cause[c];
-    reqs.push_back({{"id", spans::TraceIdHex(r.trace)},
-                    {"service", *root.service},
-                    {"operation", *root.operation},
-                    {"start", r.start},
-                    {"end", r.end},
-                    {"latency", r.latency()},
-                    {"diagnosis", RequestDiagnosis(g, s, a, r)},
-                    {"by_cause", by_cause},
-                    {"pieces", pieces}});
-  }
-  nlohmann::json data = {{"causes", causes},
-                         {"requests", reqs},
-                         {"spans", a.spans},
-                         {"kernel_discarded", a.kernel_events_discarded},
-                         {"sync_discarded", a.sync_events_discarded},
-                         {"placement", SpanPlacementText(a)}};
-  const std::string json = JsonForScript(data.dump());
-  std::string page = kPage;
-  ReplaceAll(page, "@TITLE@", HtmlText(title));
-  ReplaceAll(page, "@DATA@", json);
+  bool ok = write(std::string_view(page).substr(0, data_at));
+  ok = ok &&
+       write(ForScript(fmt::format(
+           "{{\"causes\":{},\"kernel_discarded\":{},\"placement\":{},\"requests\":[", causes.dump(),
+           a.kernel_events_discarded, nlohmann::json(SpanPlacementText(a)).dump())));
+  for (size_t k = 0; ok && k < which.size(); ++k)
+    ok = (k == 0 || write(",")) && write(ForScript(RequestData(g, s, a, which[k]).dump()));
+  ok = ok && write(fmt::format("],\"spans\":{},\"sync_discarded\":{}}}", a.spans,
+                               a.sync_events_discarded));
+  return ok && write(std::string_view(page).substr(data_at + 6));
+}
+
+std::string RequestsHtml(const graph::ExecutionGraph& g, const spans::SpanSet& s,
+                         const requests::RequestAnalysis& a, const std::string& title) {
+  std::vector<size_t> all(a.requests.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::string page;
+  WriteRequestsHtml(
+      [&](std::string_view bytes) {
+        page.append(bytes);
+        return true;
+      },
+      g, s, a, all, title);
   return page;
 }
 

@@ -35,14 +35,18 @@ std::vector<Step> BuildTimeline(std::vector<Interval> iv) {
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   std::vector<Step> steps;
+  // The open intervals in start order. Only the last one that has not ended matters: ended
+  // ones are dropped when they come to the top, so that each interval is pushed and popped
+  // once (thousands of requests open at once on a thread cost no rescans).
   std::vector<const Interval*> open;
   size_t next = 0;
   for (int64_t t : times) {
-    std::erase_if(open, [t](const Interval* i) { return i->end <= t; });
+    while (!open.empty() && open.back()->end <= t) open.pop_back();
     while (next < iv.size() && iv[next].start <= t) {
       if (iv[next].end > t) open.push_back(&iv[next]);
       ++next;
     }
+    while (!open.empty() && open.back()->end <= t) open.pop_back();
     const int32_t req = open.empty() ? -1 : open.back()->req;
     if (steps.empty() || steps.back().req != req) steps.push_back({t, req});
   }
@@ -75,41 +79,47 @@ Cause FromState(State s) {
   }
 }
 
-// Durations summed by key (a worker, a request index: dense, below `keys`), for one request
-// at a time: adding costs an array update whatever the number of keys, where sorting every
-// piece by key would cost a sort per request.
+// (key, duration) pairs summed by key, largest first, ties by key.
 template <class K>
-class SumsByKey {
- public:
-  explicit SumsByKey(size_t keys) : sum_(keys, 0), seen_(keys, 0) {}
-  void Add(K k, int64_t d) {
-    if (!seen_[k]) {
-      seen_[k] = 1;
-      keys_.push_back(k);
-    }
-    sum_[k] += d;
+std::vector<std::pair<K, int64_t>> SumByKey(std::vector<std::pair<K, int64_t>> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (n > 0 && v[n - 1].first == v[i].first)
+      v[n - 1].second += v[i].second;
+    else
+      v[n++] = v[i];
   }
-  // The sums, largest first, ties by key; starts over.
-  std::vector<std::pair<K, int64_t>> Take() {
-    std::vector<std::pair<K, int64_t>> out;
-    out.reserve(keys_.size());
-    for (K k : keys_) {
-      out.emplace_back(k, sum_[k]);
-      sum_[k] = 0;
-      seen_[k] = 0;
-    }
-    keys_.clear();
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-      return a.second != b.second ? a.second > b.second : a.first < b.first;
-    });
-    return out;
-  }
+  v.resize(n);
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  });
+  return v;
+}
 
- private:
-  std::vector<int64_t> sum_;
-  std::vector<uint8_t> seen_;
-  std::vector<K> keys_;
-};
+// The cause of a shared piece for a request of its path that is not the piece's active
+// request; for that one, FromState(state).
+Cause CauseForOthers(const SharedPiece& p, WorkerId path_worker) {
+  if (p.active >= 0) return Cause::kBlockedByRequest;
+  // Running for nobody's request: the request waits on that thread's work. (Waiting there
+  // for a CPU stays "preempted": the CPU is the bottleneck, not the thread.)
+  if (p.state == State::kRunning && p.worker != path_worker) return Cause::kWaitingForThread;
+  return FromState(p.state);
+}
+
+// The largest cause besides the request's own running time, unless running is most of the
+// latency.
+Cause DominantCause(const Request& r) {
+  const int64_t total = std::max<int64_t>(1, r.latency());
+  int best = -1;
+  for (int c = 0; c < kNumCauses; ++c) {
+    if (c == static_cast<int>(Cause::kRunning)) continue;
+    if (best < 0 || r.by_cause[c] > r.by_cause[best]) best = c;
+  }
+  const int64_t running = r.by_cause[static_cast<int>(Cause::kRunning)];
+  return (best < 0 || r.by_cause[best] == 0 || running * 2 > total) ? Cause::kRunning
+                                                                    : static_cast<Cause>(best);
+}
 
 // Leaves in `set` the requests' root spans alone, in request order (Request::root indexes
 // them, and so does by_id); activations go too.
@@ -176,12 +186,7 @@ class Analyzer {
  public:
   Analyzer(const graph::ExecutionGraph& g, const spans::SpanSet& set, uint32_t host,
            const RequestOptions& options, RequestAnalysis* out)
-      : g_(g),
-        set_(set),
-        options_(options),
-        out_(*out),
-        threads_(g, host),
-        by_thread_(g.num_workers()) {}
+      : g_(g), set_(set), options_(options), out_(*out), threads_(g, host) {}
 
   // Requests: one per trace, its root span (no parent among the spans; the earliest if
   // several).
@@ -194,12 +199,10 @@ class Analyzer {
   void FindPathRanges();
   // The requests whose root span has no thread in the graph: one UNKNOWN piece each.
   void SummarizeRequestsWithoutThread();
-  // The other requests' paths and summaries. With the paths kept: the threads' critical paths
-  // merged with their shared states stored once (seed 000 Alg. 2), each request the slice
-  // of its thread's. Without: each request summed up from its thread's critical path as
-  // soon as that is computed.
-  void SummarizeWithPaths();
-  void SummarizeWithoutPaths();
+  // Every path range's critical path (merged with their shared states stored once: seed 000
+  // Alg. 2), labelled with the active requests of its threads into out_.shared_paths, and
+  // the sums of each request of the range from its slice.
+  void SummarizePaths();
   // Per operation (of the root spans).
   void SummarizeOperations();
 
@@ -207,14 +210,11 @@ class Analyzer {
   // A worker's active-request steps from its socket messages: from each message on, the
   // request of that message's exchange (none after a server's response).
   std::vector<Step> StepsFromMessages(const std::vector<MessageStep>& messages) const;
-  // Request ri's pieces and summaries from `segments`, its thread's critical path over its
-  // span (nullptr: no thread).
-  void Summarize(size_t ri, const std::vector<graph::PathSegment>* segments);
-  // Cuts each segment where the active request of its thread changes, labels the pieces with
-  // their causes and appends them to path_, UNKNOWN where the kernel trace has no segment.
-  void LabelPieces(size_t ri, const std::vector<graph::PathSegment>& segments);
-  // The time by cause, by request and by thread of path_, and the dominant cause.
-  void SumUp(Request& r);
+  // Cuts each segment of range k's path where the active request of its thread changes into
+  // out_.shared_paths[k], UNKNOWN where the kernel trace has no segment.
+  void LabelPath(size_t k, const std::vector<graph::PathSegment>& segments);
+  // The sums of the requests of range k (`members`) from their slices of its shared path.
+  void SumUp(size_t k, const std::vector<uint32_t>& members);
   // The range holding a request: the last range of its worker that begins at or before its
   // start.
   size_t RangeOf(WorkerId w, int64_t start) const;
@@ -239,12 +239,6 @@ class Analyzer {
   // Per span: the worker that ran it (kNoWorker: none).
   std::vector<WorkerId> span_worker_;
   std::vector<graph::PathRange> ranges_;
-  // Per request: time by other request and by thread.
-  SumsByKey<int32_t> by_request_{0};
-  SumsByKey<WorkerId> by_thread_;
-  // The request's path while it is built and summed up: kept (copied at its exact size) only
-  // with options.keep_paths.
-  std::vector<Piece> path_;
 };
 
 void Analyzer::FindRequests() {
@@ -312,7 +306,6 @@ void Analyzer::FindRequests() {
     }
   }
   for (int32_t& r : root_of_span_) r = request_of_root[static_cast<size_t>(r)];
-  by_request_ = SumsByKey<int32_t>(out_.requests.size());
 }
 
 void Analyzer::AssociateThreads() {
@@ -405,6 +398,9 @@ void Analyzer::FindPathRanges() {
     if (r.worker != graph::kNoWorker) wanted.push_back({r.worker, r.start, r.end});
   }
   ranges_ = graph::MergeRanges(std::move(wanted));
+  for (Request& r : out_.requests)
+    if (r.worker != graph::kNoWorker)
+      r.shared_path = static_cast<int32_t>(RangeOf(r.worker, r.start));
 }
 
 size_t Analyzer::RangeOf(WorkerId w, int64_t start) const {
@@ -415,13 +411,16 @@ size_t Analyzer::RangeOf(WorkerId w, int64_t start) const {
   return static_cast<size_t>(std::prev(it) - ranges_.begin());
 }
 
-void Analyzer::LabelPieces(size_t ri, const std::vector<graph::PathSegment>& segments) {
-  const Request& r = out_.requests[ri];
-  // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the span.
-  int64_t covered = r.start;
+void Analyzer::LabelPath(size_t k, const std::vector<graph::PathSegment>& segments) {
+  SharedPath& path = out_.shared_paths[k];
+  path.worker = ranges_[k].worker;
+  path.begin = ranges_[k].begin;
+  path.end = ranges_[k].end;
+  std::vector<SharedPiece>& pieces = path.pieces;
+  // Time the kernel trace does not cover stays UNKNOWN, so the pieces tile the range.
+  int64_t covered = path.begin;
   auto unknown_until = [&](int64_t t) {
-    if (t > covered)
-      path_.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, covered, t});
+    if (t > covered) pieces.push_back({covered, t, graph::kNoWorker, -1, State::kUnknown});
   };
   for (const graph::PathSegment& seg : segments) {
     unknown_until(seg.start);
@@ -430,143 +429,107 @@ void Analyzer::LabelPieces(size_t ri, const std::vector<graph::PathSegment>& seg
     const std::vector<Step>& steps = timeline_[seg.worker];
     auto step = steps.begin() +
                 static_cast<std::ptrdiff_t>(StepAfter(steps, &step_hint_[seg.worker], seg.start));
+    // An event loop waiting (in epoll, for a timer, the network...) works for no one: the
+    // requests whose paths lead there wait for what wakes it, each for its own.
+    const bool waiting =
+        event_loop_[seg.worker] && seg.state != State::kRunning && seg.state != State::kPreempted;
     for (int64_t a = seg.start; a < seg.end; ++step) {
       const int64_t b = std::min(seg.end, step == steps.end() ? INT64_MAX : step->ts);
-      // An event loop waiting (in epoll, for a timer, the network...) works for no one: the
-      // requests whose paths lead there wait for what wakes it, each for its own.
-      const bool waiting =
-          event_loop_[seg.worker] && seg.state != State::kRunning && seg.state != State::kPreempted;
       const int32_t who = step == steps.begin() || waiting ? -1 : std::prev(step)->req;
-      Piece p{seg.worker, seg.state, FromState(seg.state), a, b, -1};
-      if (who >= 0 && who != static_cast<int32_t>(ri)) {
-        p.cause = Cause::kBlockedByRequest;
-        p.other_request = who;
-      } else if (who < 0 && seg.state == State::kRunning && seg.worker != r.worker) {
-        // Running for nobody's request: the request waits on that thread's work. (Waiting
-        // there for a CPU stays "preempted": the CPU is the bottleneck, not the thread.)
-        p.cause = Cause::kWaitingForThread;
-      }
-      // Merge with the previous piece when nothing changes.
-      if (!path_.empty() && path_.back().end == a && path_.back().worker == p.worker &&
-          path_.back().state == p.state && path_.back().cause == p.cause &&
-          path_.back().other_request == p.other_request) {
-        path_.back().end = b;
+      if (!pieces.empty() && pieces.back().end == a && pieces.back().worker == seg.worker &&
+          pieces.back().state == seg.state && pieces.back().active == who) {
+        pieces.back().end = b;
       } else {
-        path_.push_back(p);
+        pieces.push_back({a, b, seg.worker, who, seg.state});
       }
       a = b;
     }
     covered = std::max(covered, seg.end);
   }
-  unknown_until(r.end);
+  unknown_until(path.end);
+  pieces.shrink_to_fit();
 }
 
-void Analyzer::SumUp(Request& r) {
-  // Summaries (seed 000 §3.5).
-  for (const Piece& p : path_) {
-    const int64_t d = p.end - p.start;
-    r.by_cause[static_cast<int>(p.cause)] += d;
-    if (p.cause == Cause::kBlockedByRequest) r.blocked_by_state[static_cast<int>(p.state)] += d;
-    if (p.other_request >= 0) by_request_.Add(p.other_request, d);
-    if (p.worker != graph::kNoWorker) by_thread_.Add(p.worker, d);
+void Analyzer::SumUp(size_t k, const std::vector<uint32_t>& members) {
+  // Summaries (seed 000 §3.5), for every request of the range in one sweep: a request's sums
+  // are the path's running sums at its end minus those at its start, the time its thread
+  // worked for the request itself then moved from "blocked by" to its states. Linear in the
+  // pieces and requests, however many requests overlap.
+  const SharedPath& path = out_.shared_paths[k];
+  struct Edge {
+    int64_t t;
+    uint32_t request;
+    bool end;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(members.size() * 2);
+  for (uint32_t ri : members) {
+    edges.push_back({out_.requests[ri].start, ri, false});
+    edges.push_back({out_.requests[ri].end, ri, true});
   }
-  r.by_request = by_request_.Take();
-  r.by_thread = by_thread_.Take();
-  // Who held the CPU: looked up for this request's waits only, a few binary searches each.
-  if (r.by_cause[static_cast<int>(Cause::kPreempted)] > 0) {
-    graph::CpuWaitSum cpu(g_);
-    for (const Piece& p : path_)
-      if (p.cause == Cause::kPreempted && p.worker != graph::kNoWorker)
-        cpu.Add(p.worker, p.start, p.end);
-    r.cpu_wait = cpu.Take();
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
+  int64_t cause_sum[kNumCauses] = {};
+  int64_t state_sum[graph::kNumStates] = {};
+  auto add = [&](const SharedPiece& p, int64_t d, int64_t* causes, int64_t* states) {
+    const Cause c = CauseForOthers(p, path.worker);
+    causes[static_cast<int>(c)] += d;
+    if (c == Cause::kBlockedByRequest) states[static_cast<int>(p.state)] += d;
+  };
+  size_t next = 0;  // the first piece not summed yet
+  for (const Edge& e : edges) {
+    for (; next < path.pieces.size() && path.pieces[next].end <= e.t; ++next)
+      add(path.pieces[next], path.pieces[next].end - path.pieces[next].start, cause_sum, state_sum);
+    int64_t causes[kNumCauses], states[graph::kNumStates];
+    std::copy(std::begin(cause_sum), std::end(cause_sum), causes);
+    std::copy(std::begin(state_sum), std::end(state_sum), states);
+    if (next < path.pieces.size() && path.pieces[next].start < e.t)
+      add(path.pieces[next], e.t - path.pieces[next].start, causes, states);
+    Request& r = out_.requests[e.request];
+    const int64_t sign = e.end ? 1 : -1;
+    for (int c = 0; c < kNumCauses; ++c) r.by_cause[c] += sign * causes[c];
+    for (int st = 0; st < graph::kNumStates; ++st) r.blocked_by_state[st] += sign * states[st];
   }
-  // The dominant cause: the largest one besides the request's own running time, unless
-  // running is most of the latency.
-  const int64_t total = std::max<int64_t>(1, r.latency());
-  int best = -1;
-  for (int c = 0; c < kNumCauses; ++c) {
-    if (c == static_cast<int>(Cause::kRunning)) continue;
-    if (best < 0 || r.by_cause[c] > r.by_cause[best]) best = c;
+  // The pieces where a request of this range is the one its thread works for: its own time.
+  for (const SharedPiece& p : path.pieces) {
+    if (p.active < 0) continue;
+    Request& r = out_.requests[p.active];
+    if (r.shared_path != static_cast<int32_t>(k)) continue;
+    const int64_t d = std::min(p.end, r.end) - std::max(p.start, r.start);
+    if (d <= 0) continue;
+    r.by_cause[static_cast<int>(Cause::kBlockedByRequest)] -= d;
+    r.blocked_by_state[static_cast<int>(p.state)] -= d;
+    r.by_cause[static_cast<int>(FromState(p.state))] += d;
   }
-  const int64_t running = r.by_cause[static_cast<int>(Cause::kRunning)];
-  r.dominant = (best < 0 || r.by_cause[best] == 0 || running * 2 > total)
-                   ? Cause::kRunning
-                   : static_cast<Cause>(best);
-  // The thread holding most of the dominant cause (ties: the lowest id).
-  for (const Piece& p : path_)
-    if (p.cause == r.dominant && p.worker != graph::kNoWorker)
-      by_thread_.Add(p.worker, p.end - p.start);
-  const auto in_cause = by_thread_.Take();
-  if (!in_cause.empty()) r.dominant_thread = in_cause.front().first;
-  if (r.dominant == Cause::kBlockedByRequest && !r.by_request.empty())
-    r.dominant_request = r.by_request.front().first;
-}
-
-void Analyzer::Summarize(size_t ri, const std::vector<graph::PathSegment>* segments) {
-  Request& r = out_.requests[ri];
-  path_.clear();
-  if (!segments) {
-    ++out_.requests_without_thread;
-    if (r.end > r.start)
-      path_.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
-  } else {
-    LabelPieces(ri, *segments);
-  }
-  // Kept for the whole report at its exact size (growth's slack would stay allocated).
-  if (options_.keep_paths) r.path.assign(path_.begin(), path_.end());
-  SumUp(r);
+  for (uint32_t ri : members) out_.requests[ri].dominant = DominantCause(out_.requests[ri]);
 }
 
 void Analyzer::SummarizeRequestsWithoutThread() {
+  for (Request& r : out_.requests) {
+    if (r.worker != graph::kNoWorker) continue;
+    ++out_.requests_without_thread;
+    r.by_cause[static_cast<int>(Cause::kUnknown)] += r.latency() > 0 ? r.latency() : 0;
+    r.dominant = DominantCause(r);
+  }
+}
+
+void Analyzer::SummarizePaths() {
+  // The requests of each range, in request order.
+  std::vector<std::vector<uint32_t>> members(ranges_.size());
   for (size_t ri = 0; ri < out_.requests.size(); ++ri)
-    if (out_.requests[ri].worker == graph::kNoWorker) Summarize(ri, nullptr);
-}
-
-void Analyzer::SummarizeWithPaths() {
-  // The reports draw each request's path: every path's nodes are kept, and each request is
-  // its slice of its thread's merged path, with the links inside it.
-  out_.merged = graph::MergeCriticalPaths(g_, ranges_, {.links = true});
-  for (size_t ri = 0; ri < out_.requests.size(); ++ri) {
-    Request& r = out_.requests[ri];
-    if (r.worker == graph::kNoWorker) continue;
-    const graph::MergedPath& thread_path = out_.merged.paths[RangeOf(r.worker, r.start)];
-    const std::vector<graph::PathSegment> segments =
-        graph::SlicePath(out_.merged, thread_path, r.start, r.end);
-    // The links of the slice: signals received inside it (as a path over the request's
-    // range alone would have them). They are in order of to_ts: the slice's are one run of
-    // them, found by binary search (a thread's path may hold the links of hundreds of
-    // requests).
-    const int64_t lo = std::max(r.start, thread_path.range.begin);
-    const int64_t hi = std::min(r.end, thread_path.range.end);
-    auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
-    const auto first =
-        std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
-    r.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
-    Summarize(ri, &segments);
-  }
-}
-
-void Analyzer::SummarizeWithoutPaths() {
-  // Each request's segments are those SlicePath would give from the merged nodes; the merge
-  // only counts the nodes and what they share. (range, request), in range order: the order
-  // in which on_path gives the paths.
-  std::vector<std::pair<uint32_t, uint32_t>> by_range;
-  for (size_t ri = 0; ri < out_.requests.size(); ++ri) {
-    const Request& r = out_.requests[ri];
-    if (r.worker != graph::kNoWorker)
-      by_range.emplace_back(RangeOf(r.worker, r.start), static_cast<uint32_t>(ri));
-  }
-  std::sort(by_range.begin(), by_range.end());
-  size_t next = 0;
+    if (out_.requests[ri].shared_path >= 0)
+      members[static_cast<size_t>(out_.requests[ri].shared_path)].push_back(
+          static_cast<uint32_t>(ri));
+  out_.shared_paths.resize(ranges_.size());
   std::vector<graph::PathSegment> segments;
-  graph::MergeOptions merge_options{.links = false, .keep_nodes = false};
-  merge_options.on_path = [&](size_t i, const graph::CriticalPath& cp) {
-    for (; next < by_range.size() && by_range[next].first == i; ++next) {
-      const Request& r = out_.requests[by_range[next].second];
-      graph::SliceCriticalPath(cp, r.start, r.end, &segments);
-      Summarize(by_range[next].second, &segments);
-    }
+  graph::MergeOptions merge_options{.links = options_.keep_paths,
+                                    .keep_nodes = options_.keep_paths};
+  merge_options.on_path = [&](size_t k, const graph::CriticalPath& cp) {
+    graph::SliceCriticalPath(cp, ranges_[k].begin, ranges_[k].end, &segments);
+    LabelPath(k, segments);
+    SumUp(k, members[k]);
+    members[k] = {};
   };
+  out_.analyzed_graph = &g_;
   out_.merged = graph::MergeCriticalPaths(g_, ranges_, merge_options);
 }
 
@@ -628,10 +591,7 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   analyzer.FindPathRanges();
   if (roots_only) KeepRootSpans(roots_only, &out.requests);
   analyzer.SummarizeRequestsWithoutThread();
-  if (options.keep_paths)
-    analyzer.SummarizeWithPaths();
-  else
-    analyzer.SummarizeWithoutPaths();
+  analyzer.SummarizePaths();
   analyzer.SummarizeOperations();
   return out;
 }
@@ -647,6 +607,80 @@ StatusOr<RequestAnalysis> AnalyzeRequestsRootSpansOnly(const graph::ExecutionGra
                                                        spans::SpanSet* set,
                                                        const RequestOptions& options) {
   return Analyze(g, *set, set, options);
+}
+
+RequestDetail RequestAnalysis::Detail(size_t ri) const {
+  const Request& r = requests[ri];
+  RequestDetail d;
+  if (r.shared_path < 0) {
+    if (r.end > r.start)
+      d.path.push_back({graph::kNoWorker, State::kUnknown, Cause::kUnknown, r.start, r.end});
+    return d;
+  }
+  const SharedPath& shared = shared_paths[static_cast<size_t>(r.shared_path)];
+  auto p = std::partition_point(shared.pieces.begin(), shared.pieces.end(),
+                                [&](const SharedPiece& x) { return x.end <= r.start; });
+  std::vector<std::pair<int32_t, int64_t>> by_request;
+  std::vector<std::pair<WorkerId, int64_t>> by_thread;
+  for (; p != shared.pieces.end() && p->start < r.end; ++p) {
+    const int64_t a = std::max(p->start, r.start), b = std::min(p->end, r.end);
+    const bool own = p->active == static_cast<int32_t>(ri);
+    Piece x{p->worker, p->state, own ? FromState(p->state) : CauseForOthers(*p, shared.worker),
+            a,         b,        own ? -1 : p->active};
+    // Merge with the previous piece when nothing changes.
+    if (!d.path.empty() && d.path.back().end == a && d.path.back().worker == x.worker &&
+        d.path.back().state == x.state && d.path.back().cause == x.cause &&
+        d.path.back().other_request == x.other_request) {
+      d.path.back().end = b;
+    } else {
+      d.path.push_back(x);
+    }
+    if (x.other_request >= 0) by_request.emplace_back(x.other_request, b - a);
+    if (x.worker != graph::kNoWorker) by_thread.emplace_back(x.worker, b - a);
+  }
+  d.by_request = SumByKey(std::move(by_request));
+  d.by_thread = SumByKey(std::move(by_thread));
+  // The thread holding most of the dominant cause (ties: the lowest id).
+  for (const Piece& x : d.path)
+    if (x.cause == r.dominant && x.worker != graph::kNoWorker)
+      by_thread.emplace_back(x.worker, x.end - x.start);
+  const auto in_cause = SumByKey(std::move(by_thread));
+  if (!in_cause.empty()) d.dominant_thread = in_cause.front().first;
+  if (r.dominant == Cause::kBlockedByRequest && !d.by_request.empty())
+    d.dominant_request = d.by_request.front().first;
+  // Who held the CPU: looked up for this request's waits only, a few binary searches each.
+  if (analyzed_graph && r.by_cause[static_cast<int>(Cause::kPreempted)] > 0) {
+    graph::CpuWaitSum cpu(*analyzed_graph);
+    for (const Piece& x : d.path)
+      if (x.cause == Cause::kPreempted && x.worker != graph::kNoWorker)
+        cpu.Add(x.worker, x.start, x.end);
+    d.cpu_wait = cpu.Take();
+  }
+  // The links of the slice: signals received inside it (as a path over the request's range
+  // alone would have them), kept with the paths. They are in order of to_ts: the slice's are
+  // one run of them, found by binary search (a thread's path may hold the links of hundreds
+  // of requests).
+  if (static_cast<size_t>(r.shared_path) < merged.paths.size()) {
+    const graph::MergedPath& thread_path = merged.paths[static_cast<size_t>(r.shared_path)];
+    const int64_t lo = std::max(r.start, thread_path.range.begin);
+    const int64_t hi = std::min(r.end, thread_path.range.end);
+    auto after = [](int64_t t, const graph::PathLink& l) { return t < l.to_ts; };
+    const auto first =
+        std::upper_bound(thread_path.links.begin(), thread_path.links.end(), lo, after);
+    d.links.assign(first, std::upper_bound(first, thread_path.links.end(), hi, after));
+  }
+  return d;
+}
+
+uint64_t RequestAnalysis::SharedPieces(size_t ri) const {
+  const Request& r = requests[ri];
+  if (r.shared_path < 0) return r.end > r.start ? 1 : 0;
+  const auto& pieces = shared_paths[static_cast<size_t>(r.shared_path)].pieces;
+  auto first = std::partition_point(pieces.begin(), pieces.end(),
+                                    [&](const SharedPiece& x) { return x.end <= r.start; });
+  auto last = std::partition_point(first, pieces.end(),
+                                   [&](const SharedPiece& x) { return x.start < r.end; });
+  return static_cast<uint64_t>(last - first);
 }
 
 StatusOr<size_t> FindRequest(const RequestAnalysis& a, const spans::SpanSet& s,

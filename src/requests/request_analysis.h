@@ -44,25 +44,51 @@ struct Piece {
   int32_t other_request = -1;  // kBlockedByRequest: index in RequestAnalysis::requests
 };
 
+// A piece of a thread's critical path over a run of overlapping requests (a path range),
+// cut where the active request of its thread changes. Stored once for every request whose
+// span holds it (seed 000 Alg. 2's shared states): what it is to one request (its own time,
+// or "blocked by" the request active then) is worked out when that request is looked at, so
+// that N requests overlapping on one thread take memory in N, not N².
+struct SharedPiece {
+  int64_t start = 0, end = 0;
+  graph::WorkerId worker = graph::kNoWorker;  // kNoWorker: no segment there (UNKNOWN)
+  int32_t active = -1;  // the request `worker` worked for then (-1: none, or a loop waiting)
+  graph::State state = graph::State::kUnknown;
+};
+
+// The critical path of one thread over one run of its overlapping requests, labelled.
+struct SharedPath {
+  graph::WorkerId worker = graph::kNoWorker;
+  int64_t begin = 0, end = 0;
+  std::vector<SharedPiece> pieces;  // tile [begin, end] in order, none empty
+};
+
 struct Request {
   size_t root = 0;  // index of the root span in the SpanSet
   spans::TraceId trace;
   graph::WorkerId worker = graph::kNoWorker;  // the thread running the root span
   int64_t start = 0, end = 0;
-  std::vector<Piece> path;  // tiles [start, end]
-  std::vector<graph::PathLink> links;
+  int32_t shared_path = -1;  // its slice of RequestAnalysis::shared_paths (-1: no thread)
   int64_t by_cause[kNumCauses] = {};
   // Of the blocked-by-request time, the kernel states of the threads in the way.
   int64_t blocked_by_state[graph::kNumStates] = {};
+  Cause dominant = Cause::kUnknown;
+  int64_t latency() const { return end - start; }
+};
+
+// What a request's path holds beyond its sums: worked out on demand from its slice of the
+// shared path (RequestAnalysis::Detail), in time proportional to that slice. Kept for every
+// request, these lists grow with the square of the requests overlapping on a thread.
+struct RequestDetail {
+  std::vector<Piece> path;             // tiles [start, end]
+  std::vector<graph::PathLink> links;  // signals received inside it (RequestOptions::keep_paths)
   std::vector<std::pair<int32_t, int64_t>> by_request;         // blocked by, largest first
   std::vector<std::pair<graph::WorkerId, int64_t>> by_thread;  // time on, largest first
-  Cause dominant = Cause::kUnknown;
-  graph::WorkerId dominant_thread = graph::kNoWorker;
-  int32_t dominant_request = -1;
+  graph::WorkerId dominant_thread = graph::kNoWorker;          // holds most of the dominant cause
+  int32_t dominant_request = -1;  // kBlockedByRequest dominant: the largest in the way
   // Its waits for a CPU (pieces of cause kPreempted): who held the CPU, and how much was
-  // throttling by a cgroup's quota.
+  // throttling by a cgroup's quota (empty when the analysis has no graph).
   graph::CpuWaitSummary cpu_wait;
-  int64_t latency() const { return end - start; }
 };
 
 struct OperationSummary {
@@ -107,8 +133,21 @@ struct RequestAnalysis {
   // Threads whose active request came from their socket messages (no activation events).
   uint64_t threads_by_messages = 0;
   // The requests' threads' critical paths merged, shared states stored once (seed 000
-  // Alg. 2); every request's path is a slice of one of them.
+  // Alg. 2); every request's path is a slice of one of them. Nodes and links are kept with
+  // RequestOptions::keep_paths only.
   graph::MergedPaths merged;
+  // The same paths labelled with their threads' active requests, one per path range (as
+  // merged.paths): each request's path is the slice Request::shared_path names.
+  std::vector<SharedPath> shared_paths;
+  // The graph analyzed, which Detail reads for who held the CPU; it must outlive Detail's
+  // calls (null: Detail leaves cpu_wait empty).
+  const graph::ExecutionGraph* analyzed_graph = nullptr;
+  // Request ri's path, links, time by request and by thread, dominant thread and request,
+  // and who held the CPU while it waited for one.
+  RequestDetail Detail(size_t ri) const;
+  // The shared pieces request ri's path is cut from: as many as Detail's path has, or more
+  // (Detail joins neighbours that are the same to it). Counted without building the path.
+  uint64_t SharedPieces(size_t ri) const;
   // The service of the spans a thread ran (threads of one executable share their name).
   std::unordered_map<graph::WorkerId, std::string> thread_service;
   // The service of each process (host, pid) some thread of which ran spans: threads that
@@ -123,9 +162,9 @@ struct RequestAnalysis {
 
 struct RequestOptions {
   std::string host;  // the host whose threads the spans ran on (default: the first one)
-  // False: each request's path and links are dropped once its summary is made (every path is
-  // still computed). Listings need only the summaries, and the paths are a large part of
-  // the analysis' memory.
+  // False: the merged paths' nodes and links are not kept, and Detail() gives no links
+  // (every path is still computed, and labelled in shared_paths). Listings need neither, and
+  // the nodes are a large part of the analysis' memory.
   bool keep_paths = true;
   // The spans' threads as PlaceSpans found them (the same set, same order), and what the
   // threads' socket messages say they work for. Null: the spans' own thread ids, looked up

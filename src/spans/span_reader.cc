@@ -4,10 +4,8 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -15,6 +13,7 @@
 #include "base/fast_transform.h"
 #include "base/file_bytes.h"
 #include "base/line_reader.h"
+#include "ctf/metadata/metadata_file.h"
 #include "ctf/reader/event_reader.h"
 #include "spans/hex_ids.h"
 #include "spans/otlp_fast_path.h"
@@ -583,14 +582,21 @@ StatusOr<SpanSet> ReadSpanFiles(const std::vector<std::string>& paths, size_t wi
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
-      for (const auto& e : fs::directory_iterator(p, ec))
-        if (e.is_regular_file() && e.path().extension() == ".json")
-          found.push_back(e.path().string());
+      for (const auto& e : fs::directory_iterator(p, ec)) {
+        if (e.path().extension() != ".json" || e.is_directory(ec)) continue;
+        if (!e.is_regular_file(ec))
+          return IoError(
+              fmt::format("Cannot read span file {}: not a regular file", e.path().string()));
+        found.push_back(e.path().string());
+      }
       std::sort(found.begin(), found.end());
       if (found.empty()) return NotFound(fmt::format("No span files (*.json) in {}", p));
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::is_regular_file(p, ec)) {
       files.push_back(p);
+    } else if (fs::exists(p, ec)) {
+      // A FIFO or a device would block the reader or never end.
+      return IoError(fmt::format("Cannot read span file {}: not a regular file", p));
     } else {
       return NotFound(fmt::format("No span file or directory {}", p));
     }
@@ -640,10 +646,7 @@ StatusOr<SyncEvents> ReadSyncEvents(const std::vector<std::string>& trace_paths)
     ASSIGN_OR_RETURN(auto dirs, ctf::FindTraceDirs(p));
     for (const std::string& dir : dirs) {
       // Only user-space traces with sync events: skip the (large) kernel trace unread.
-      std::ifstream meta(dir + "/metadata", std::ios::binary);
-      std::stringstream ss;
-      ss << meta.rdbuf();
-      const std::string text = ss.str();
+      ASSIGN_OR_RETURN(const std::string text, ctf::ReadMetadataText(dir));
       if (text.find("jaeger_ust:") == std::string::npos &&
           text.find("causeway_ust:") == std::string::npos)
         continue;

@@ -24,7 +24,7 @@ inline spans::SpanSet Set(std::vector<spans::Span> v) {
 // "tid@start-end cause[(request)]" per piece, " | " between them.
 inline std::string Pieces(const KernelScenario& k, const requests::RequestAnalysis& a, size_t r) {
   std::string out;
-  for (const auto& p : a.requests[r].path) {
+  for (const auto& p : a.Detail(r).path) {
     if (!out.empty()) out += " | ";
     out += (p.worker == graph::kNoWorker ? std::string("?")
                                          : std::to_string(k.graph().worker(p.worker).tid)) +

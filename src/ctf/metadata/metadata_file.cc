@@ -2,12 +2,26 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
+
+#include "base/file_bytes.h"
 
 namespace causeway::ctf {
 namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() { close(fd_); }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+
+ private:
+  int fd_;
+};
 
 uint32_t Load32(std::string_view bytes, size_t offset, bool big_endian) {
   uint32_t v = 0;
@@ -17,19 +31,6 @@ uint32_t Load32(std::string_view bytes, size_t offset, bool big_endian) {
   }
   return v;
 }
-
-class FileCloser {
- public:
-  explicit FileCloser(std::FILE* f) : f_(f) {}
-  ~FileCloser() {
-    if (f_) std::fclose(f_);
-  }
-  FileCloser(const FileCloser&) = delete;
-  FileCloser& operator=(const FileCloser&) = delete;
-
- private:
-  std::FILE* f_;
-};
 
 }  // namespace
 
@@ -41,26 +42,23 @@ bool IsPacketizedMetadata(std::string_view bytes) {
 
 StatusOr<std::string> ReadMetadataText(const std::string& trace_dir) {
   std::string path = trace_dir + "/metadata";
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    int err = errno;
-    std::string message =
-        fmt::format("Cannot open metadata: file={}: {}", path, std::strerror(err));
+  uint64_t size = 0;
+  std::string why;
+  const int fd = OpenRegularFile(path, &size, &why);
+  if (fd < 0) {
+    const int err = errno;
+    std::string message = fmt::format("Cannot open metadata: file={}: {}", path, why);
     return err == ENOENT ? NotFound(message) : IoError(message);
   }
-  FileCloser closer(f);
-  std::string bytes;
-  char buffer[65536];
-  while (true) {
-    size_t n = std::fread(buffer, 1, sizeof buffer, f);
-    bytes.append(buffer, n);
-    if (n < sizeof buffer) {
-      if (std::ferror(f))
-        return IoError(
-            fmt::format("Cannot read metadata: file={}: {}", path, std::strerror(errno)));
-      break;
-    }
-  }
+  const FileDescriptor closer(fd);
+  if (size > kMaxMetadataBytes)
+    return DataLoss(
+        fmt::format("Cannot read metadata: file={}: {} bytes, more than the {} MiB a metadata "
+                    "file may have",
+                    path, size, kMaxMetadataBytes >> 20));
+  std::string bytes(size, '\0');
+  if (Status s = ReadFully(fd, bytes.data(), size, 0, size); !s.ok())
+    return std::move(s).WithContext(fmt::format("Cannot read metadata: file={}", path));
   if (!IsPacketizedMetadata(bytes)) return bytes;
   return DecodeMetadataPackets(bytes, path);
 }

@@ -17,12 +17,17 @@ namespace causeway::ctf {
 inline constexpr uint32_t kMetadataPacketMagic = 0x75D11D57;
 inline constexpr size_t kMetadataPacketHeaderSize = 37;
 
+// The largest metadata file read: a kernel trace's metadata takes a few hundred KiB, so a
+// larger file is damaged or not a metadata file (it is refused before anything is read).
+inline constexpr uint64_t kMaxMetadataBytes = uint64_t{64} << 20;
+
 // True when `bytes` starts with the packet magic (in either byte order).
 bool IsPacketizedMetadata(std::string_view bytes);
 
 // Reads `trace_dir`/metadata and returns its TSDL text, decoding packets when the file
-// is packetized. Errors: kNotFound (no such file), kIoError, and those of
-// DecodeMetadataPackets.
+// is packetized. Errors: kNotFound (no such file), kIoError (also: not a regular file, such
+// as a FIFO or a link to /dev/zero), kDataLoss (larger than kMaxMetadataBytes), and
+// those of DecodeMetadataPackets.
 StatusOr<std::string> ReadMetadataText(const std::string& trace_dir);
 
 // Concatenates the text of the metadata packets in `bytes`. Errors name the file and the

@@ -1,10 +1,13 @@
 #include "ctf/reader/trace.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "base/file_bytes.h"
 #include "base/int128.h"
 #include "ctf/metadata/metadata_file.h"
 #include "ctf/metadata/tsdl_parser.h"
@@ -48,7 +51,17 @@ StatusOr<std::unique_ptr<Trace>> Trace::Open(const std::string& dir, MetadataCac
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     if (name == "metadata" || name.empty() || name[0] == '.') continue;
-    if (!entry.is_regular_file(ec) || entry.file_size(ec) == 0) continue;
+    if (entry.is_directory(ec)) continue;  // LTTng's index/
+    // Anything else beside the metadata is a stream file: a FIFO, a device or a socket
+    // there would block the reader or never end.
+    if (!entry.is_regular_file(ec)) {
+      struct stat st;
+      const std::string path = entry.path().string();
+      return IoError(fmt::format(
+          "Cannot open trace: {}: not a regular file (it is {})", path,
+          stat(path.c_str(), &st) == 0 ? FileKind(st.st_mode) : std::string_view("a broken link")));
+    }
+    if (entry.file_size(ec) == 0) continue;
     t->stream_paths_.push_back(entry.path().string());
   }
   if (ec) return IoError(fmt::format("Cannot list trace directory {}: {}", dir, ec.message()));
