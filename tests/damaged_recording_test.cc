@@ -179,6 +179,19 @@ TEST(DamagedRecordingTest, OverlappingSnapshotsInOneFolderAreRefused) {
               std::string::npos)
         << err;
   }
+  // stats and events describe the files as they are: they go on, and warn.
+  for (const char* command : {"stats", "events"}) {
+    auto r = RunCli(std::string(command) + " " + tmp.path() + "/rec", &err);
+    EXPECT_EQ(r.exit_code, 0) << err;
+    EXPECT_NE(err.find("warning: The traces"), std::string::npos) << command << ": " << err;
+    EXPECT_NE(err.find("cover the same time on CPU 0"), std::string::npos) << err;
+  }
+  auto stats = RunCli("stats --format json " + tmp.path() + "/rec", &err);
+  ASSERT_EQ(stats.exit_code, 0) << err;
+  EXPECT_TRUE(nlohmann::json::parse(stats.out).contains("overlapping_traces")) << stats.out;
+  auto chunk_stats = RunCli("stats " + tmp.path() + "/chunks", &err);
+  ASSERT_EQ(chunk_stats.exit_code, 0) << err;
+  EXPECT_EQ(err.find("warning"), std::string::npos) << err;
   auto one = RunCli("threads " + tmp.path() + "/rec/snapshot-2 --format json", &err);
   ASSERT_EQ(one.exit_code, 0) << err;
   EXPECT_EQ(nlohmann::json::parse(one.out)["counters"]["missing_switch_ins"], 0);

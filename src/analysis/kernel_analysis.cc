@@ -1,47 +1,15 @@
 #include "analysis/kernel_analysis.h"
 
-#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "ctf/reader/event_reader.h"
+#include "ctf/reader/overlapping_traces.h"
 #include "kernel/http_message_layout.h"
 #include "kernel/kernel_layout.h"
 
 namespace causeway::analysis {
-
-namespace {
-
-// Two traces of one host whose streams of one CPU cover the same time are the same events
-// twice (a folder of several snapshots of one flight recorder, each holding the ring's
-// last seconds): merged, every event in both would count twice and the model would repair
-// switch-outs without end. Chunks of one recording (LTTng's rotations) follow each other.
-Status CheckNoOverlappingTraces(const ctf::EventReader& reader,
-                                const std::vector<ctf::StreamStats>& streams) {
-  const auto& traces = reader.traces();
-  for (size_t i = 0; i < streams.size(); ++i) {
-    const ctf::StreamStats& a = streams[i];
-    if (a.cpu < 0 || a.events == 0) continue;
-    for (size_t j = i + 1; j < streams.size(); ++j) {
-      const ctf::StreamStats& b = streams[j];
-      if (b.trace_index == a.trace_index || b.cpu != a.cpu || b.events == 0) continue;
-      if (traces[a.trace_index]->hostname() != traces[b.trace_index]->hostname()) continue;
-      if (a.last_ts < b.first_ts || b.last_ts < a.first_ts) continue;
-      const std::string& x = traces[a.trace_index]->dir();
-      const std::string& y = traces[b.trace_index]->dir();
-      return InvalidArgument(fmt::format(
-          "The traces {} and {} are of one host ({}) and cover the same time on CPU {}: "
-          "several snapshots of one recording? Their events would be counted twice; give one "
-          "snapshot's folder (e.g. {})",
-          x, y, traces[a.trace_index]->hostname(), a.cpu,
-          std::filesystem::path(x).parent_path().string()));
-    }
-  }
-  return Status::Ok();
-}
-
-}  // namespace
 
 StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::string>& paths,
                                                         const KernelAnalysisOptions& options) {
@@ -100,7 +68,10 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
     model.Process(ke);
   });
   if (!reader->status().ok()) return reader->status();
-  RETURN_IF_ERROR(CheckNoOverlappingTraces(*reader, reader->stream_stats()));
+  // Several snapshots of one flight recorder in one folder: every event twice, and the
+  // model would repair switch-outs without end. Refused (stats and events warn).
+  if (auto overlap = ctf::OverlappingTraces(*reader, reader->stream_stats()))
+    return InvalidArgument(*overlap);
   model.Finish(result->end);
   result->graph.ShrinkToFit();
   result->counters = model.counters();

@@ -13,6 +13,7 @@
 #include "cli/progress.h"
 #include "cli/time_arg.h"
 #include "ctf/reader/event_reader.h"
+#include "ctf/reader/overlapping_traces.h"
 #include "report/event_format.h"
 
 namespace causeway::cli {
@@ -96,6 +97,9 @@ int RunEvents(const EventsOptions& o) {
     fmt::print(stderr, "causeway events: {}\n", (*reader)->status().ToString());
     return 1;
   }
+  if (auto overlap = ctf::OverlappingTraces(**reader, (*reader)->stream_stats()))
+    fmt::print(stderr, "causeway events: warning: {}; the events above hold those events twice\n",
+               *overlap);
   for (const auto& s : (*reader)->stream_stats()) {
     if (s.discarded_events || s.lost_packets || s.clamped_events)
       fmt::print(

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "ctf/reader/event_reader.h"
+#include "ctf/reader/overlapping_traces.h"
 
 namespace causeway::cli {
 namespace {
@@ -132,6 +134,11 @@ int RunStats(const StatsOptions& o) {
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](auto& a, auto& b) { return a.second > b.second; });
   const auto streams = (*reader)->stream_stats();
+  // Stats describe what the files hold, so they go on; the analyses refuse such a folder.
+  const std::optional<std::string> overlap = ctf::OverlappingTraces(**reader, streams);
+  if (overlap)
+    fmt::print(stderr, "causeway stats: warning: {}; the counts below hold those events twice\n",
+               *overlap);
   uint64_t discarded = 0, discarded_early = 0, lost_packets = 0, clamped = 0, bytes = 0;
   for (const auto& s : streams) {
     discarded += s.discarded_events;
@@ -152,6 +159,7 @@ int RunStats(const StatsOptions& o) {
     j["discarded_before_first_packet"] = discarded_early;
     j["lost_packets"] = lost_packets;
     j["clamped_timestamps"] = clamped;
+    if (overlap) j["overlapping_traces"] = *overlap;
     j["traces"] = nlohmann::json::array();
     for (const auto& t : (*reader)->traces())
       j["traces"].push_back({{"path", t->dir()},
