@@ -191,9 +191,9 @@ std::string CopyTrace(const TempDir& tmp, bool with_stream) {
 void ExpectRefused(const std::string& command_args, const std::string& expected) {
   TempDir out;
   const std::string err_path = out.path() + "/stderr";
-  // `ulimit -v`: reading /dev/zero without a limit would take all the memory there is.
+  // A memory cap: reading /dev/zero without a limit would take all the memory there is.
   const CommandResult r = RunCommand(
-      "ulimit -v 4000000; timeout 60 '" + std::string(CAUSEWAY_CLI) + "' " + command_args,
+      MemoryCapPrefix(4'000'000) + "timeout 60 '" + std::string(CAUSEWAY_CLI) + "' " + command_args,
       err_path);
   const std::string err = ReadTrimmed(err_path);
   EXPECT_NE(r.exit_code, 124) << command_args << ": still reading after 60 s";

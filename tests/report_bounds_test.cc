@@ -73,8 +73,8 @@ struct CappedRun {
 };
 
 CappedRun Capped(const std::string& tmp, long kb, const std::string& args) {
-  const CommandResult r =
-      RunCommand(fmt::format("ulimit -v {}; '{}' {}", kb, CAUSEWAY_CLI, args), tmp + "/stderr");
+  const CommandResult r = RunCommand(
+      fmt::format("{}'{}' {}", MemoryCapPrefix(kb), CAUSEWAY_CLI, args), tmp + "/stderr");
   return {r.exit_code, r.out, ReadFile(tmp + "/stderr")};
 }
 
@@ -106,6 +106,12 @@ TEST(ReportBounds, ReportsPastTheBoundAreRefusedAndWrittenWithALimit) {
 }
 
 TEST(ReportBounds, OutOfMemoryIsAnErrorNotAnAbort) {
+  // AddressSanitizer's operator new reports running out of memory and aborts: it never
+  // throws std::bad_alloc, which is what this test is about.
+  if (kAddressSanitizer)
+    GTEST_SKIP() << "Skipped under AddressSanitizer (its allocator aborts instead of throwing "
+                    "std::bad_alloc); the release build runs it: ctest --preset release -R "
+                    "ReportBounds";
   TempDir tmp;
   const std::string rec = tmp.path() + "/rec";
   WriteOverlappingRecording(rec, 2100);

@@ -22,6 +22,26 @@ std::vector<std::string> SplitLines(const std::string& text);
 // Runs the causeway CLI with `args` (shell syntax); its stderr goes to *err.
 CommandResult RunCli(const std::string& args, std::string* err);
 
+// True when the tests (and so the causeway CLI, built with the same preset) use
+// AddressSanitizer, which reserves terabytes of address space for its shadow memory.
+constexpr bool kAddressSanitizer =
+#if defined(__SANITIZE_ADDRESS__)
+    true;
+#else
+    false;
+#endif
+
+// A shell prefix that caps the memory of the command after it at `kb` KiB: `ulimit -v`,
+// or under AddressSanitizer (where `ulimit -v` makes every program fail at start) its own
+// RSS limit, which kills the process past it. Either way a runaway read cannot take the
+// machine's memory.
+inline std::string MemoryCapPrefix(long kb) {
+  if (kAddressSanitizer)
+    return "export ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=" +
+           std::to_string(kb / 1024) + "\"; ";
+  return "ulimit -v " + std::to_string(kb) + "; ";
+}
+
 // A fresh empty directory under $TMPDIR, removed by the destructor.
 class TempDir {
  public:
