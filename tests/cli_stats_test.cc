@@ -109,6 +109,27 @@ TEST(CliStatsTest, EventsNameTakesSeveralGlobs) {
   EXPECT_EQ(seen, names);
 }
 
+// An empty item in the glob list is a usage error that says so; a glob that names no event
+// class of the traces is warned about, since printing nothing would look like no activity.
+TEST(CliStatsTest, EventsNameRefusesEmptyGlobsAndWarnsOfUnmatchedOnes) {
+  const std::string trace = TestTrace("lttng/bug446190");
+  std::string err;
+  const CommandResult empty =
+      RunCli("events '" + trace + "' --limit 1 --name 'sched_switch,'", &err);
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(err.find("--name 'sched_switch,': an empty glob in the list"), std::string::npos)
+      << err;
+  EXPECT_TRUE(empty.out.empty());
+
+  const CommandResult typo =
+      RunCli("events '" + trace + "' --limit 1 --name '[' --name sched_switch", &err);
+  EXPECT_EQ(typo.exit_code, 0) << err;
+  EXPECT_NE(err.find("warning: --name '[' matches no event of these traces"), std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("'sched_switch' matches no event"), std::string::npos) << err;
+  EXPECT_NE(typo.out.find("sched_switch"), std::string::npos);
+}
+
 TEST(CliStatsTest, ThreadsMustBeAtLeastOne) {
   std::string err;
   const CommandResult r = RunCli("stats '" + TestTrace("lttng/memory") + "' --threads 0", &err);

@@ -44,9 +44,37 @@ int RunEvents(const EventsOptions& o) {
       return fmt::print(stderr, "causeway events: --end: {}\n", t.status().ToString()), 2;
     end = *t;
   }
+  // Globs are split here rather than by CLI11, whose error for an empty list item ("1
+  // required TEXT missing") does not say what is wrong.
+  std::vector<std::string> globs;
+  for (const auto& arg : o.name_globs) {
+    size_t from = 0;
+    while (true) {
+      const size_t comma = arg.find(',', from);
+      std::string glob = arg.substr(from, comma == std::string::npos ? comma : comma - from);
+      if (glob.empty())
+        return fmt::print(stderr, "causeway events: --name '{}': an empty glob in the list\n", arg),
+               2;
+      globs.push_back(std::move(glob));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
   auto reader = ctf::EventReader::Open(o.traces);
   if (!reader.ok())
     return fmt::print(stderr, "causeway events: {}\n", reader.status().ToString()), 1;
+  // A glob that names no event class of these traces is most likely a typo: say so rather
+  // than print nothing without a word.
+  for (const auto& glob : globs) {
+    bool found = false;
+    for (const auto& trace : (*reader)->traces())
+      for (const auto& stream : trace->plan().streams)
+        for (const auto& event : stream->events)
+          found = found || fnmatch(glob.c_str(), event->cls->name.c_str(), 0) == 0;
+    if (!found)
+      fmt::print(stderr, "causeway events: warning: --name '{}' matches no event of these traces\n",
+                 glob);
+  }
 
   report::EventFormatOptions fo;
   fo.time = o.clock == "gmt"       ? report::TimeFormat::kGmt
@@ -64,7 +92,7 @@ int RunEvents(const EventsOptions& o) {
   auto matches = [&](const ctf::EventPlan* p) {
     for (const auto& [plan, ok] : match_cache)
       if (plan == p) return ok;
-    const bool ok = std::any_of(o.name_globs.begin(), o.name_globs.end(), [&](const auto& g) {
+    const bool ok = std::any_of(globs.begin(), globs.end(), [&](const auto& g) {
       return fnmatch(g.c_str(), p->cls->name.c_str(), 0) == 0;
     });
     match_cache.emplace_back(p, ok);
@@ -78,8 +106,8 @@ int RunEvents(const EventsOptions& o) {
     if (e->timestamp < begin) continue;
     if (e->timestamp > end) break;
     if (e->kind == ctf::Event::Kind::kDiscarded) {
-      if (!o.show_discarded || !o.name_globs.empty()) continue;
-    } else if (!o.name_globs.empty() && !matches(e->plan)) {
+      if (!o.show_discarded || !globs.empty()) continue;
+    } else if (!globs.empty() && !matches(e->plan)) {
       continue;
     }
     line.clear();
@@ -136,8 +164,7 @@ Runner RegisterEvents(CLI::App& app) {
   cmd->add_option("--end", o->end, "Stop after this time (same units as --begin)");
   cmd->add_option("--name", o->name_globs,
                   "Only events whose name matches one of these globs (e.g. 'sched_*'); "
-                  "repeat the option or separate globs with commas")
-      ->delimiter(',');
+                  "repeat the option or separate globs with commas");
   cmd->add_option("--limit", o->limit, "Stop after printing this many events (0: no limit)");
   cmd->add_option("--clock", o->clock,
                   "How to print times: local, gmt (HH:MM:SS.ns), seconds, cycles")
