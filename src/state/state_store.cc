@@ -263,6 +263,9 @@ Status StoreFile::Check(bool verify_nodes) {
   if (version != format::kVersion)
     return fail(
         fmt::format("format version {}, this program reads version {}", version, format::kVersion));
+  if (Load<uint32_t>(data + 12) != format::kHeaderBytes)
+    return fail(fmt::format("header of {} bytes, version {} has {}", Load<uint32_t>(data + 12),
+                            format::kVersion, format::kHeaderBytes));
   if (size < format::kHeaderBytes + sizeof(format::Footer))
     return fail(fmt::format("cut short: {} bytes, no room for the footer", size));
   const uint64_t footer_offset = size - sizeof(format::Footer);
@@ -302,6 +305,10 @@ Status StoreFile::Check(bool verify_nodes) {
   for (uint64_t i = 0; i < n; ++i)
     if (child(i) >= n) return fail("children table names a missing attribute");
 
+  // The nodes' bytes add up to the node area (at most 7 bytes of zeros after them): the
+  // checksums then cover every byte of the file, and a hostile index cannot make the
+  // checks below read more than the file.
+  uint64_t node_bytes = 0, node_count = 0;
   for (AttributeId a = 0; a < n; ++a) {
     const format::AttributeRecord r = attribute(a);
     if (uint64_t{r.path_offset} + r.path_bytes > f.paths.bytes ||
@@ -319,6 +326,10 @@ Status StoreFile::Check(bool verify_nodes) {
         return fail(
             fmt::format("node at offset {} of {} does not hold together", e.offset, path_of(r)));
       previous_end = node.end;
+      ++node_count;
+      node_bytes += sizeof(format::NodeHeader) + (node.entries_end - node.checkpoints);
+      if (node_bytes > nodes_end - format::kHeaderBytes)
+        return fail("nodes overlap or pass the node area");
       if (verify_nodes) {
         auto h = Load<format::NodeHeader>(data + e.offset);
         const uint32_t stored = h.crc;
@@ -331,6 +342,11 @@ Status StoreFile::Check(bool verify_nodes) {
       }
     }
   }
+  const uint64_t padding = nodes_end - format::kHeaderBytes - node_bytes;
+  if (padding >= 8 || f.num_nodes != node_count)
+    return fail("the node index does not cover the nodes");
+  for (uint64_t i = nodes_end - padding; i < nodes_end; ++i)
+    if (data[i] != 0) return fail(fmt::format("damaged padding at offset {}", i));
   return Status::Ok();
 }
 
