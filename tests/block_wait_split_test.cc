@@ -8,8 +8,9 @@
 #include "analysis/kernel_analysis.h"
 #include "ctf/writer/ctf_writer.h"
 #include "graph/thread_times.h"
-#include "support/kernel_scenario.h"
+#include "support/kernel_scenario.h"  // PathString
 #include "support/lttng_kernel_trace.h"
+#include "support/perf_kernel_trace.h"
 #include "support/test_util.h"
 
 namespace causeway {
@@ -60,11 +61,13 @@ class BlockTrace {
         .S32(0)
         .U32(1);
   }
-  void Irq(uint32_t cpu, int64_t t, bool entry) {
-    if (entry)
-      k_.Begin(cpu, LttngEvent::kIrqHandlerEntry, kBase + t).S32(14).String("ahci");
-    else
-      k_.Begin(cpu, LttngEvent::kIrqHandlerExit, kBase + t).S32(14).S32(1);
+  // The disk's interrupt at t completes (dev, sector) and wakes `tid`, which runs at t + 10.
+  void CompleteInIrqAndRun(uint32_t cpu, int64_t t, uint32_t dev, uint64_t sector, int tid) {
+    k_.Begin(cpu, LttngEvent::kIrqHandlerEntry, kBase + t).S32(14).String("ahci");
+    Complete(cpu, t, dev, sector);
+    Waking(cpu, t + 1, tid);
+    k_.Begin(cpu, LttngEvent::kIrqHandlerExit, kBase + t + 2).S32(14).S32(1);
+    Switch(cpu, t + 10, 0, 0, tid);
   }
 
  private:
@@ -97,30 +100,18 @@ TEST(BlockWaitSplitTest, WaitsSplitIntoBeforeQueuedQueuedAndOnTheDevice) {
     t.BioQueue(3, 39, kLoop, 64, 4, false);
     t.Switch(3, 40, 4, 2, 0);  // 4 waits for its loop write
     t.Rq(0, LttngEvent::kBlockRqIssue, 500, kSda, 2048, 0);
-    t.Irq(0, 600, true);
-    t.Complete(0, 600, kSda, 2048);
-    t.Waking(0, 601, 1);
-    t.Irq(0, 602, false);
-    t.Switch(0, 610, 0, 0, 1);
+    t.CompleteInIrqAndRun(0, 600, kSda, 2048, 1);
     // The throttle lets tid 2's bio go at 1000, from its worker (tid 60).
     t.Switch(1, 1000, 0, 0, 60);
     t.BioQueue(1, 1000, kSda, 4096, 60, true);
     t.Rq(1, LttngEvent::kBlockRqInsert, 1001, kSda, 4096, 60);
     t.Rq(1, LttngEvent::kBlockRqIssue, 1100, kSda, 4096, 60);
     t.Switch(1, 1101, 60, 1, 0);
-    t.Irq(1, 1300, true);
-    t.Complete(1, 1300, kSda, 4096);
-    t.Waking(1, 1301, 2);
-    t.Irq(1, 1302, false);
-    t.Switch(1, 1310, 0, 0, 2);
+    t.CompleteInIrqAndRun(1, 1300, kSda, 4096, 2);
     // Somebody else's request wakes the idle worker 3.
     t.Rq(2, LttngEvent::kBlockRqInsert, 2000, kSda, 8192, 0);
     t.Rq(2, LttngEvent::kBlockRqIssue, 2100, kSda, 8192, 0);
-    t.Irq(2, 2200, true);
-    t.Complete(2, 2200, kSda, 8192);
-    t.Waking(2, 2201, 3);
-    t.Irq(2, 2202, false);
-    t.Switch(2, 2210, 0, 0, 3);
+    t.CompleteInIrqAndRun(2, 2200, kSda, 8192, 3);
     // The loop device: queued at 39, its worker 70 issues it, reads the backing file and
     // completes it in task context, then wakes 4.
     t.Switch(3, 3000, 0, 0, 70);
@@ -181,25 +172,6 @@ TEST(BlockWaitSplitTest, WaitsSplitIntoBeforeQueuedQueuedAndOnTheDevice) {
   EXPECT_NE(path.out.find("blkio throttle, disk 8:0"), std::string::npos) << path.out;
 }
 
-// A request whose queueing the trace does not show (a trace with only completions, LTTng's
-// default block events): the whole wait stays BLOCK_DEVICE, as before.
-TEST(BlockWaitSplitTest, CompletionOfAnUnseenRequestKeepsTheWholeWaitOnTheDevice) {
-  testing::KernelScenario s(R"(
-    0 cpu0 switch 0 -> 1
-    10 cpu0 switch 1 D -> 0
-    70 cpu0 irq_entry 14 ahci
-    70 cpu0 block_complete 8388608
-    71 cpu0 waking 1
-    72 cpu0 irq_exit 14
-    73 cpu0 switch 0 -> 1
-    end 100
-  )");
-  EXPECT_EQ(
-      s.Path(1),
-      "1@0-10 RUNNING | 1@10-71 BLOCK_DEVICE(disk 8:0) | 1@71-73 PREEMPTED | 1@73-100 RUNNING");
-  EXPECT_EQ(s.counters().block_waits_split, 0u);
-}
-
 // perf's layout: "block:" names, no irq events (the completion's common_flags say hardirq),
 // the issuing task in perf_tid.
 TEST(BlockWaitSplitTest, PerfLayoutBlockEventsSplitTheWait) {
@@ -209,51 +181,24 @@ TEST(BlockWaitSplitTest, PerfLayoutBlockEventsSplitTheWait) {
   opts.tracer_name = "perf";
   auto w = ctf::CtfWriter::Create(tmp.path() + "/ctf", opts);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ctf::CtfWriter& cw = **w;
-  const std::vector<ctf::FieldSpec> common = {
-      {"perf_ip", FieldKind::kHex64},    {"perf_tid", FieldKind::kS32},
-      {"perf_pid", FieldKind::kS32},     {"common_type", FieldKind::kU32},
-      {"common_flags", FieldKind::kU32}, {"common_preempt_count", FieldKind::kU32},
-      {"common_pid", FieldKind::kS32}};
-  auto with = [&](std::vector<ctf::FieldSpec> more) {
-    std::vector<ctf::FieldSpec> f = common;
-    f.insert(f.end(), more.begin(), more.end());
-    return f;
-  };
-  const uint32_t sw =
-      *cw.AddEventClass("sched:sched_switch", with({{"prev_comm", FieldKind::kString},
-                                                    {"prev_pid", FieldKind::kS32},
-                                                    {"prev_prio", FieldKind::kS32},
-                                                    {"prev_state", FieldKind::kS64},
-                                                    {"next_comm", FieldKind::kString},
-                                                    {"next_pid", FieldKind::kS32},
-                                                    {"next_prio", FieldKind::kS32}}));
-  const uint32_t waking =
-      *cw.AddEventClass("sched:sched_waking", with({{"comm", FieldKind::kString},
-                                                    {"pid", FieldKind::kS32},
-                                                    {"prio", FieldKind::kS32},
-                                                    {"target_cpu", FieldKind::kS32}}));
+  testing::PerfKernelWriter perf(**w);
   const std::vector<ctf::FieldSpec> rq = {
       {"dev", FieldKind::kU32},   {"sector", FieldKind::kU64},  {"nr_sector", FieldKind::kU32},
       {"bytes", FieldKind::kU32}, {"rwbs", FieldKind::kString}, {"comm", FieldKind::kString}};
-  const uint32_t insert = *cw.AddEventClass("block:block_rq_insert", with(rq));
-  const uint32_t issue = *cw.AddEventClass("block:block_rq_issue", with(rq));
+  const uint32_t insert = perf.AddClass("block:block_rq_insert", rq);
+  const uint32_t issue = perf.AddClass("block:block_rq_issue", rq);
   const uint32_t complete =
-      *cw.AddEventClass("block:block_rq_complete", with({{"dev", FieldKind::kU32},
-                                                         {"sector", FieldKind::kU64},
-                                                         {"nr_sector", FieldKind::kU32},
-                                                         {"error", FieldKind::kS32},
-                                                         {"rwbs", FieldKind::kString}}));
-  auto head = [&](ctf::CtfWriter::EventBuilder & b, int current, uint32_t flags) -> auto& {
-    return b.Hex64(0).S32(current).S32(current).U32(0).U32(flags).U32(0).S32(current);
-  };
+      perf.AddClass("block:block_rq_complete", {{"dev", FieldKind::kU32},
+                                                {"sector", FieldKind::kU64},
+                                                {"nr_sector", FieldKind::kU32},
+                                                {"error", FieldKind::kS32},
+                                                {"rwbs", FieldKind::kString}});
   auto sched_switch = [&](int64_t t, int prev, int64_t state, int next) {
-    auto b = cw.Begin(0, sw, kBase + t);
-    head(b, prev, 0).String("p").S32(prev).S32(120).S64(state).String("n").S32(next).S32(120);
+    perf.SchedSwitch(0, kBase + t, prev, state, next);
   };
   auto block = [&](uint32_t cls, int64_t t, int current, uint32_t flags) {
-    auto b = cw.Begin(0, cls, kBase + t);
-    head(b, current, flags).U32(kSda).U64(512).U32(8);
+    auto b = perf.Begin(0, cls, kBase + t, current, flags);
+    b.U32(kSda).U64(512).U32(8);
     if (cls == complete)
       b.S32(0).String("W");
     else
@@ -264,13 +209,10 @@ TEST(BlockWaitSplitTest, PerfLayoutBlockEventsSplitTheWait) {
   sched_switch(10, 1, 2, 0);
   block(issue, 40, 0, 0);
   block(complete, 90, 0, 0x08);
-  {
-    auto b = cw.Begin(0, waking, kBase + 91);
-    head(b, 0, 0x08).String("t").S32(1).S32(120).S32(0);
-  }
+  perf.SchedWaking(0, kBase + 91, 0, 0x08, 1);
   sched_switch(95, 0, 0, 1);
   sched_switch(100, 1, 1, 0);
-  ASSERT_TRUE(cw.Close().ok());
+  ASSERT_TRUE((*w)->Close().ok());
 
   auto a = analysis::AnalyzeKernel({tmp.path()});
   ASSERT_TRUE(a.ok()) << a.status().ToString();

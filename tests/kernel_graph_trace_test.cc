@@ -10,6 +10,7 @@
 #include "graph/critical_path.h"
 #include "support/kernel_scenario.h"
 #include "support/lttng_kernel_trace.h"
+#include "support/perf_kernel_trace.h"
 #include "support/test_util.h"
 
 namespace causeway {
@@ -332,40 +333,12 @@ TEST(KernelGraphTraceTest, PerfLayoutLockHandOffAndHardIrqWakeUp) {
   opts.tracer_name = "perf";
   auto w = ctf::CtfWriter::Create(tmp.path() + "/ctf", opts);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ctf::CtfWriter& cw = **w;
-  const std::vector<ctf::FieldSpec> common = {
-      {"perf_ip", FieldKind::kHex64},    {"perf_tid", FieldKind::kS32},
-      {"perf_pid", FieldKind::kS32},     {"common_type", FieldKind::kU32},
-      {"common_flags", FieldKind::kU32}, {"common_preempt_count", FieldKind::kU32},
-      {"common_pid", FieldKind::kS32}};
-  auto with = [&](std::vector<ctf::FieldSpec> more) {
-    std::vector<ctf::FieldSpec> f = common;
-    f.insert(f.end(), more.begin(), more.end());
-    return f;
-  };
-  const uint32_t sw =
-      *cw.AddEventClass("sched:sched_switch", with({{"prev_comm", FieldKind::kString},
-                                                    {"prev_pid", FieldKind::kS32},
-                                                    {"prev_prio", FieldKind::kS32},
-                                                    {"prev_state", FieldKind::kS64},
-                                                    {"next_comm", FieldKind::kString},
-                                                    {"next_pid", FieldKind::kS32},
-                                                    {"next_prio", FieldKind::kS32}}));
-  const uint32_t waking =
-      *cw.AddEventClass("sched:sched_waking", with({{"comm", FieldKind::kString},
-                                                    {"pid", FieldKind::kS32},
-                                                    {"prio", FieldKind::kS32},
-                                                    {"target_cpu", FieldKind::kS32}}));
-  auto head = [&](ctf::CtfWriter::EventBuilder & b, int current, uint32_t flags) -> auto& {
-    return b.Hex64(0).S32(current).S32(current).U32(0).U32(flags).U32(0).S32(current);
-  };
+  testing::PerfKernelWriter perf(**w);
   auto sched_switch = [&](int cpu, int64_t t, int prev, int64_t state, int next) {
-    auto b = cw.Begin(cpu, sw, kBase + t);
-    head(b, prev, 0).String("p").S32(prev).S32(120).S64(state).String("n").S32(next).S32(120);
+    perf.SchedSwitch(cpu, kBase + t, prev, state, next);
   };
   auto wake = [&](int cpu, int64_t t, int current, uint32_t flags, int tid) {
-    auto b = cw.Begin(cpu, waking, kBase + t);
-    head(b, current, flags).String("t").S32(tid).S32(120).S32(cpu);
+    perf.SchedWaking(cpu, kBase + t, current, flags, tid);
   };
   sched_switch(0, 0, 0, 0, 1);
   sched_switch(1, 0, 0, 0, 2);
@@ -376,7 +349,7 @@ TEST(KernelGraphTraceTest, PerfLayoutLockHandOffAndHardIrqWakeUp) {
   wake(0, 80, 0, 0x08, 1);       // ...until a hard IRQ (perf: common_flags has HARDIRQ)
   sched_switch(0, 82, 0, 0, 1);
   sched_switch(1, 100, 2, 1, 0);
-  ASSERT_TRUE(cw.Close().ok());
+  ASSERT_TRUE((*w)->Close().ok());
 
   auto a = analysis::AnalyzeKernel({tmp.path()});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
