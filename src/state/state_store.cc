@@ -35,9 +35,11 @@ struct Node {
 };
 
 int64_t SaturatingAdd(int64_t a, uint64_t b) {
-  const int128 sum = static_cast<int128>(a) + b;
-  return sum > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
-                                                   : static_cast<int64_t>(sum);
+  int64_t sum;
+  if (b <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+      !__builtin_add_overflow(a, static_cast<int64_t>(b), &sum))
+    return sum;
+  return std::numeric_limits<int64_t>::max();
 }
 
 }  // namespace
@@ -203,6 +205,8 @@ class Walker {
     // Checkpoint k marks entry (k + 1) * kCheckpointEvery.
     uint32_t lo = index_ / format::kCheckpointEvery, hi = node_.num_checkpoints;
     const uint64_t offset_t = static_cast<uint64_t>(t - node_.first_start);
+    // Most steps of a view move a few entries: check the next checkpoint before searching.
+    if (lo < hi && (Load<uint64_t>(node_.checkpoints + lo * 8) >> 16) > offset_t) hi = lo;
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo) / 2;
       if ((Load<uint64_t>(node_.checkpoints + mid * 8) >> 16) <= offset_t)
@@ -224,7 +228,7 @@ class Walker {
     const uint32_t entry = (k + 1) * format::kCheckpointEvery;
     const uint64_t span = static_cast<uint64_t>(node_.end - node_.first_start);
     if (entry >= node_.count || byte >= static_cast<uint64_t>(node_.entries_end - node_.entries) ||
-        time >= span)
+        time >= span || node_.first_start + static_cast<int64_t>(time) < start)
       return;  // a damaged checkpoint: walk instead
     uint64_t delta;
     const uint8_t* p = format::GetVarint(node_.entries + byte, node_.entries_end, &delta);
@@ -397,7 +401,6 @@ std::string_view StateStore::path(AttributeId attribute) const {
 std::optional<AttributeId> StateStore::Find(std::string_view path) const {
   const Impl& s = *impl_;
   uint64_t first = s.f.root_first_child, count = s.f.num_roots;
-  std::optional<AttributeId> found;
   while (true) {
     const size_t slash = path.find('/');
     const std::string_view name = path.substr(0, slash);
@@ -503,6 +506,14 @@ void StateStore::Range(std::span<const AttributeId> attributes, int64_t t1, int6
   // The first step boundary t1 + k * step (k >= 0) at or after x.
   auto boundary_from = [&](int64_t x) -> int64_t {
     if (x <= t1) return t1;
+    int64_t distance;  // 64-bit division when it fits: 128-bit division is a slow call
+    if (!__builtin_sub_overflow(x, t1, &distance) && distance < (int64_t{1} << 62) &&
+        step < (int64_t{1} << 62)) {
+      const int64_t b_offset = (distance + step - 1) / step * step;
+      int64_t b;
+      if (!__builtin_add_overflow(t1, b_offset, &b)) return b;
+      return std::numeric_limits<int64_t>::max();
+    }
     const int128 k = (static_cast<int128>(x) - t1 + step - 1) / step;
     const int128 b = t1 + k * step;
     return b > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
@@ -519,14 +530,21 @@ void StateStore::Range(std::span<const AttributeId> attributes, int64_t t1, int6
       } while (w.Next());
       continue;
     }
+    // The first boundary at or after the entry's start; it only moves forward, mostly by
+    // one step (a division costs more than the rest of a step).
+    int64_t b = t1;
+    auto advance = [&](int64_t from, int64_t x) {
+      for (int i = 0; i < 4 && from < x; ++i)
+        if (__builtin_add_overflow(from, step, &from)) return std::numeric_limits<int64_t>::max();
+      return from < x ? boundary_from(x) : from;
+    };
     while (w.start < t2) {
-      if (!w.value.is_null()) {
-        const int64_t b = boundary_from(w.start);
-        if (w.end - w.start >= step || (b < w.end && b < t2)) out({w.start, w.end, a, w.value});
-      }
+      b = advance(b, w.start);
+      if (!w.value.is_null() && (w.end - w.start >= step || (b < w.end && b < t2)))
+        out({w.start, w.end, a, w.value});
       // An interval between here and the next boundary is shorter than a step (else it
       // would hold that boundary): skip to the one holding the boundary.
-      const int64_t next = boundary_from(w.end);
+      const int64_t next = advance(b, w.end);
       if (!(next >= t2 ? w.Next() : w.SkipTo(next))) break;
     }
   }

@@ -278,7 +278,7 @@ Status StateWriter::Finish(int64_t end_ts) {
     s.open = false;
   }
   w.FlushAllNodes(/*release_memory=*/true);
-  Align8(&w.out);
+  w.out.resize(w.out.size() + (8 - w.Offset() % 8) % 8, 0);  // the tail starts aligned
   const uint64_t tail_offset = w.Offset();
 
   // The tail is built in memory (indexes only, no intervals), then checksummed.
