@@ -51,6 +51,12 @@ struct StoreFile {
   format::Footer f{};
   std::string source_key;
   uint64_t nodes_end = 0;  // the tail's offset
+  // Per attribute, its first interval's start and its last one's end (empty for none):
+  // AtAll reads this array in order and looks only into the attributes alive at t.
+  struct Span {
+    int64_t first = 0, last = 0;
+  };
+  std::vector<Span> spans;
 
   ~StoreFile() {
     if (data) munmap(const_cast<uint8_t*>(data), size);
@@ -313,6 +319,7 @@ Status StoreFile::Check(bool verify_nodes) {
   // checksums then cover every byte of the file, and a hostile index cannot make the
   // checks below read more than the file.
   uint64_t node_bytes = 0, node_count = 0;
+  spans.assign(n, {});  // n is bounded by the file's size (32 bytes per attribute)
   for (AttributeId a = 0; a < n; ++a) {
     const format::AttributeRecord r = attribute(a);
     if (uint64_t{r.path_offset} + r.path_bytes > f.paths.bytes ||
@@ -322,6 +329,7 @@ Status StoreFile::Check(bool verify_nodes) {
         r.first_node > f.num_nodes || r.num_nodes > f.num_nodes - r.first_node)
       return fail(fmt::format("attribute {} out of bounds", a));
     int64_t previous_end = std::numeric_limits<int64_t>::min();
+    if (r.num_nodes > 0) spans[a].first = node_entry(r.first_node).first_start;
     for (uint64_t i = r.first_node; i < r.first_node + r.num_nodes; ++i) {
       const format::NodeIndexEntry e = node_entry(i);
       Node node;
@@ -330,6 +338,7 @@ Status StoreFile::Check(bool verify_nodes) {
         return fail(
             fmt::format("node at offset {} of {} does not hold together", e.offset, path_of(r)));
       previous_end = node.end;
+      spans[a].last = node.end;
       ++node_count;
       node_bytes += sizeof(format::NodeHeader) + (node.entries_end - node.checkpoints);
       if (node_bytes > nodes_end - format::kHeaderBytes)
@@ -492,7 +501,8 @@ StateInterval StateStore::At(AttributeId attribute, int64_t t) const {
 std::vector<StateInterval> StateStore::AtAll(int64_t t) const {
   std::vector<StateInterval> out;
   for (AttributeId a = 0; a < impl_->f.num_attributes; ++a) {
-    if (impl_->attribute(a).num_nodes == 0) continue;
+    const StoreFile::Span span = impl_->spans[a];
+    if (t < span.first || t >= span.last) continue;
     StateInterval i = At(a, t);
     if (!i.value.is_null()) out.push_back(i);
   }
