@@ -1,7 +1,7 @@
 // StateWriter: per attribute, the open interval (Set) and the entries of the node being
 // filled, encoded as they close; a node goes to the file when it is full, so the pass never
 // reads back what it wrote and memory holds at most one node per attribute (and all
-// buffers are flushed when they pass kBufferedBytesLimit in total, for many short-lived
+// buffers are flushed when they pass options.max_buffered_bytes in total, for many short-lived
 // attributes). Finish() writes the tail (state_format.h) and renames FILE.partial to FILE.
 #include <fcntl.h>
 #include <unistd.h>
@@ -22,7 +22,6 @@ namespace causeway::state {
 namespace {
 
 constexpr size_t kOutBufferBytes = size_t{1} << 20;
-constexpr size_t kBufferedBytesLimit = size_t{64} << 20;
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 
 struct AttributeState {
@@ -215,7 +214,7 @@ struct StateWriter::Impl {
     ++intervals;
     min_start = std::min(min_start, start);
     max_end = std::max(max_end, end);
-    if (buffered_bytes > kBufferedBytesLimit) FlushAllNodes(/*release_memory=*/true);
+    if (buffered_bytes > options.max_buffered_bytes) FlushAllNodes(/*release_memory=*/true);
   }
 };
 
