@@ -44,6 +44,10 @@ struct StateWriterOptions {
   // modification times, span files, the analysis' options), so that a reader can tell a
   // stale store from a valid one (StateStore::source_key).
   std::string source_key;
+  // When the nodes being filled hold more than this in total, every one is written, even
+  // part full: memory stays bounded with millions of short-lived attributes (requests).
+  // An interval may then be split in two with equal values at a node boundary.
+  size_t max_buffered_bytes = size_t{64} << 20;
 };
 
 // Writes a store file. Intervals go to FILE.partial as blocks fill, and Finish() writes the

@@ -49,7 +49,7 @@ class RandomStoreTest : public ::testing::TestWithParam<int> {
 
   // Writes a random store, returns what it must answer.
   Model Write(std::mt19937_64& rng) {
-    auto w = StateWriter::Create(Path());
+    auto w = StateWriter::Create(Path(), options_);
     EXPECT_TRUE(w.ok());
     StateWriter& writer = **w;
     std::vector<StringRef> strings;
@@ -137,6 +137,7 @@ class RandomStoreTest : public ::testing::TestWithParam<int> {
   }
 
   causeway::testing::TempDir dir_;
+  StateWriterOptions options_;
 };
 
 TEST_P(RandomStoreTest, AnswersAsABruteForceScan) {
@@ -253,6 +254,34 @@ TEST_P(RandomStoreTest, AnswersAsABruteForceScan) {
       ASSERT_EQ(got[i].end, want[i].end) << i;
       ASSERT_EQ(got[i].value, want[i].value) << i;
     }
+  }
+}
+
+// With a memory cap of a few nodes, partly filled nodes are written whenever it is passed:
+// an interval may be split at a node boundary, but every time still reads its value.
+TEST_P(RandomStoreTest, ASmallMemoryCapKeepsEveryValue) {
+  options_.max_buffered_bytes = 1500;
+  std::mt19937_64 rng(GetParam() + 100);
+  const Model m = Write(rng);
+  auto opened = StateStore::Open(Path());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  const StateStore& store = **opened;
+  uint64_t total = 0;
+  for (const auto& runs : m.runs) total += runs.size();
+  EXPECT_GE(store.num_intervals(), total);
+  for (int q = 0; q < 3000; ++q) {
+    const size_t k = rng() % m.ids.size();
+    const auto& runs = m.runs[k];
+    if (runs.empty()) continue;
+    const ValueRun& r = runs[rng() % runs.size()];
+    const int64_t t =
+        r.start + static_cast<int64_t>(rng() % static_cast<uint64_t>(r.end - r.start));
+    const StateInterval got = store.At(m.ids[k], t);
+    ASSERT_EQ(got.value, r.value) << "attribute " << k << " t " << t;
+    ASSERT_LE(r.start, got.start);
+    ASSERT_LE(got.start, t);
+    ASSERT_LT(t, got.end);
+    ASSERT_LE(got.end, r.end);
   }
 }
 
