@@ -38,7 +38,8 @@ std::string Absolute(const std::string& path) {
 std::string FileStamp(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) return "missing";
-  const int64_t mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  const int64_t mtime_ns =
+      static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   return fmt::format("{} {}", static_cast<uint64_t>(st.st_size), mtime_ns);
 }
 
@@ -46,8 +47,7 @@ std::string FileStamp(const std::string& path) {
 // `<tag> <path> <size> <mtime>`, paths relative to `root` when `relative`, in name order so
 // that the key does not depend on the directory's listing order. Index folders are skipped:
 // the index must not be part of its own source.
-void AppendFiles(const std::string& root, bool relative, const std::string& tag,
-                 std::string* key) {
+void AppendFiles(const std::string& root, bool relative, const std::string& tag, std::string* key) {
   std::error_code ec;
   const fs::file_status status = fs::status(root, ec);
   if (ec || !fs::exists(status)) {
@@ -87,7 +87,8 @@ StatusOr<IndexLocation> LocateIndex(const std::vector<std::string>& trace_paths,
   if (ec || !fs::exists(status)) return NotFound(fmt::format("{}: no such trace path", first));
   IndexLocation loc;
   if (cache_dir.empty()) {
-    const fs::path base = fs::is_directory(status) ? fs::path(first) : fs::path(first).parent_path();
+    const fs::path base =
+        fs::is_directory(status) ? fs::path(first) : fs::path(first).parent_path();
     loc.dir = (base.empty() ? fs::path(".") : base) / kIndexFolder;
   } else {
     std::string all;
