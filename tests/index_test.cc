@@ -177,8 +177,7 @@ TEST(IndexTest, EveryThreadsStateInTheStoreIsTheGraphsOnARecordedDemo) {
   uint64_t checked = 0;
   for (graph::WorkerId w = 0; w < g.num_workers(); ++w) {
     const graph::Worker& k = g.worker(w);
-    const auto attribute = s.Find(
-        index::ThreadAttribute(g.hosts()[k.host], k.tid, "state"));
+    const auto attribute = s.Find(index::ThreadAttribute(g.hosts()[k.host], k.tid, "state"));
     ASSERT_TRUE(attribute) << "tid " << k.tid;
     for (int i = 0; i < 20; ++i) {
       const size_t v = random() % k.size();
@@ -203,9 +202,9 @@ TEST(IndexTest, EveryThreadsStateInTheStoreIsTheGraphsOnARecordedDemo) {
   uint64_t thread_request_attributes = 0;
   for (std::string_view host : s.Children("hosts"))
     for (std::string_view tid : s.Children("hosts/" + std::string(host) + "/threads"))
-      thread_request_attributes += s.Find("hosts/" + std::string(host) + "/threads/" +
-                                          std::string(tid) + "/request")
-                                       .has_value();
+      thread_request_attributes +=
+          s.Find("hosts/" + std::string(host) + "/threads/" + std::string(tid) + "/request")
+              .has_value();
   EXPECT_GT(thread_request_attributes, 0u);
 }
 

@@ -48,8 +48,10 @@ int RunIndex(const IndexOptions& o) {
     if (valid.store) {
       const state::StateStore& s = *valid.store;
       if (json) {
-        j = {{"status", "up_to_date"},     {"path", where->store_path},
-             {"store_bytes", s.file_bytes()}, {"intervals", s.num_intervals()},
+        j = {{"status", "up_to_date"},
+             {"path", where->store_path},
+             {"store_bytes", s.file_bytes()},
+             {"intervals", s.num_intervals()},
              {"attributes", s.num_attributes()}};
         std::puts(j.dump(2).c_str());
       } else {
@@ -112,8 +114,7 @@ int RunIndex(const IndexOptions& o) {
 
 Runner RegisterIndex(CLI::App& app) {
   auto o = std::make_shared<IndexOptions>();
-  CLI::App* cmd =
-      app.add_subcommand("index", "Build the state store of a recording (its index)");
+  CLI::App* cmd = app.add_subcommand("index", "Build the state store of a recording (its index)");
   cmd->footer(
       "Analyze a recording once and keep the state of every thread, CPU, disk and request\n"
       "over time in a file beside it (TRACE_DIR/.causeway/state.cws, or under --cache DIR):\n"
