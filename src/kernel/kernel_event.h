@@ -37,6 +37,11 @@ enum class Kind : uint8_t {
   kBlockIssue,   // handed to the device driver (block_rq_issue): dev, sector, tid
   kCpuThrottle,  // tid switched out (or about to be) by CFS bandwidth control;
                  // Name() = the cgroup whose quota ran out
+  // The page cache (mm_filemap_*): tid, pid, the file (dev(), inode) and its pages
+  // [page_first, page_last].
+  kPageCacheAdd,     // pages brought into the cache: a miss, or a write's (page_write)
+  kPageCacheDelete,  // pages removed from the cache (reclaim, truncation)
+  kPageCacheRead,    // pages a read (mm_filemap_get_pages) or a page fault asked for
 };
 
 // Why a request waited before reaching the block layer, when the trace says (kBlockQueue).
@@ -74,7 +79,7 @@ struct KernelEvent {
   int64_t statedump_status() const { return number_; }  // kStatedump: kStatedumpWait, …
   int64_t irq() const { return number_; }               // kIrqEntry
   int64_t softirq_vector() const { return number_; }    // kSoftirqEntry, kSoftirqExit
-  int64_t dev() const { return number_; }               // kBlock*: the kernel's dev_t
+  int64_t dev() const { return number_; }               // kBlock*, kPageCache*: the kernel's dev_t
   int64_t lost_count() const { return number_; }        // kLost: events lost on this CPU
   void set_prev_state(int64_t v) { number_ = v; }
   void set_statedump_status(int64_t v) { number_ = v; }
@@ -108,6 +113,10 @@ struct KernelEvent {
   int64_t end_ts = 0;         // kLost
   uint64_t sector = 0;        // kBlock*: the request's first sector
   uint32_t block_reason = 0;  // kBlockQueue: kBlockThrottled, or 0
+  bool page_write = false;    // kPageCacheAdd: added by a write system call, not a miss
+  uint64_t inode = 0;         // kPageCache*: the file's inode on dev()
+  uint64_t page_first = 0;    // kPageCache*: its pages [page_first, page_last]
+  uint64_t page_last = 0;
 
  private:
   friend class KernelLayout;

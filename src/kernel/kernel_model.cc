@@ -156,6 +156,10 @@ WorkerId KernelModel::RunningTask(uint32_t host, Cpu* c, int32_t tid, int64_t ts
 
 void KernelModel::Process(const KernelEvent& e) {
   if (e.kind == Kind::kNone || e.host >= hosts_.size()) return;
+  // Page cache events say nothing of thread states (kernel/page_cache.h counts them).
+  if (e.kind == Kind::kPageCacheAdd || e.kind == Kind::kPageCacheDelete ||
+      e.kind == Kind::kPageCacheRead)
+    return;
   ++counters_.events;
   Host& h = hosts_[e.host];
   if (h.first_ts < 0) h.first_ts = e.ts;
@@ -262,6 +266,9 @@ void KernelModel::Process(const KernelEvent& e) {
     case Kind::kCpuThrottle:
       OnCpuThrottle(e);
       break;
+    case Kind::kPageCacheAdd:
+    case Kind::kPageCacheDelete:
+    case Kind::kPageCacheRead:
     case Kind::kNone:
       break;
   }
