@@ -6,11 +6,14 @@
 
 namespace causeway::index {
 
-PageCacheFeed::PageCacheFeed(state::StateWriter& writer, std::vector<std::string> host_names)
+PageCacheFeed::PageCacheFeed(state::StateWriter* writer)
     : writer_(writer),
-      host_names_(std::move(host_names)),
       counter_([this](const kernel::PageCacheFile& file, int64_t ts,
                       const kernel::PageCacheCounts& now) { OnChange(file, ts, now); }) {}
+
+void PageCacheFeed::Start(const kernel::KernelModel&, const graph::ExecutionGraph& graph) {
+  host_names_.assign(graph.hosts().begin(), graph.hosts().end());
+}
 
 void PageCacheFeed::OnChange(const kernel::PageCacheFile& file, int64_t ts,
                              const kernel::PageCacheCounts& now) {
@@ -23,18 +26,18 @@ void PageCacheFeed::OnChange(const kernel::PageCacheFile& file, int64_t ts,
         "hosts/{}/processes/{}/files/{}/",
         file.host < host_names_.size() ? host_names_[file.host] : std::to_string(file.host),
         file.pid, file.inode);
-    f.cache_misses = writer_.Attribute(base + "cache_misses");
-    f.pages_read = writer_.Attribute(base + "pages_read");
+    f.cache_misses = writer_->Attribute(base + "cache_misses");
+    f.pages_read = writer_->Attribute(base + "pages_read");
   }
   // Both counts from the file's first change on (a read before any miss: 0 misses, not null).
   if (added || now.cache_misses != before.cache_misses) {
     f.sum.cache_misses += now.cache_misses - before.cache_misses;
-    writer_.Set(f.cache_misses, ts,
-                state::StateValue::Int(static_cast<int64_t>(f.sum.cache_misses)));
+    writer_->Set(f.cache_misses, ts,
+                 state::StateValue::Int(static_cast<int64_t>(f.sum.cache_misses)));
   }
   if (added || now.pages_read != before.pages_read) {
     f.sum.pages_read += now.pages_read - before.pages_read;
-    writer_.Set(f.pages_read, ts, state::StateValue::Int(static_cast<int64_t>(f.sum.pages_read)));
+    writer_->Set(f.pages_read, ts, state::StateValue::Int(static_cast<int64_t>(f.sum.pages_read)));
   }
   before = now;
 }

@@ -1,10 +1,12 @@
-// Feeds the page cache counts into the state store, in the analysis' one pass: per process
-// and file the cumulative integers
+// The page cache feed: per process and file, the pages its reads asked for and the pages
+// brought into the page cache for it (misses), from the kernel's page cache events during
+// the pass, as cumulative integers set at each change:
 //   hosts/<h>/processes/<pid>/files/<inode>/cache_misses
 //   hosts/<h>/processes/<pid>/files/<inode>/pages_read
-// (src/state/README.md), each set at the moment it changes (kernel/page_cache.h says what is
-// counted). The schema names a file by its inode alone: two files of one process with the
-// same inode on different devices share the attributes, and their counts are added.
+// (src/state/README.md; kernel/page_cache.h says what is counted). KernelEventFeed hands it
+// every event of the pass. The schema names a file by its inode alone: two files of one
+// process with the same inode on different devices share the attributes, their counts
+// added.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +15,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "graph/execution_graph.h"
 #include "kernel/kernel_event.h"
+#include "kernel/kernel_model.h"
 #include "kernel/page_cache.h"
 #include "state/state_store.h"
 
@@ -21,13 +25,16 @@ namespace causeway::index {
 
 class PageCacheFeed {
  public:
-  // `host_names[i]` is the name of the KernelEvent's host i. `writer` must outlive the feed.
-  PageCacheFeed(state::StateWriter& writer, std::vector<std::string> host_names);
+  explicit PageCacheFeed(state::StateWriter* writer);
   PageCacheFeed(const PageCacheFeed&) = delete;
   PageCacheFeed& operator=(const PageCacheFeed&) = delete;
 
-  // Counts a page cache event and sets the attributes it changed; other kinds are ignored.
-  void Process(const kernel::KernelEvent& e) { counter_.Process(e); }
+  // Before the first event (KernelEventFeed::Start): the hosts' names.
+  void Start(const kernel::KernelModel& model, const graph::ExecutionGraph& graph);
+  // Every event of the pass, in time order, after the model; other kinds are ignored.
+  void OnEvent(const kernel::KernelEvent& e) { counter_.Process(e); }
+  // After the last event (the writer closes the open intervals).
+  void Finish(int64_t) {}
 
   const kernel::PageCacheTotals& totals() const { return counter_.totals(); }
 
@@ -49,7 +56,7 @@ class PageCacheFeed {
   };
   void OnChange(const kernel::PageCacheFile& file, int64_t ts, const kernel::PageCacheCounts& now);
 
-  state::StateWriter& writer_;
+  state::StateWriter* writer_;
   std::vector<std::string> host_names_;
   kernel::PageCacheCounter counter_;
   // Each (process, device, inode)'s counts as last set, to add its change to the sum.
