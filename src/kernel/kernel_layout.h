@@ -11,7 +11,8 @@
 //     netif_receive_skb / net_if_receive_skb (TCP fields at the top level or inside the
 //     network_header variant), block_bio_queue / block_rq_insert / block_rq_issue /
 //     block_rq_complete (dev, sector); and the same names from Causeway's
-//     recorder;
+//     recorder, with its page cache events mm_filemap_add_to_page_cache /
+//     delete_from_page_cache / get_pages / fault (tid, pid, dev, ino, page range);
 //   - perf's `perf data convert --to-ctf`: the same tracepoints with a "subsystem:" prefix,
 //     pid-named fields (prev_pid, next_pid, pid, child_pid, parent_pid), the current task in
 //     perf_tid and the interrupt context in common_flags.
