@@ -51,7 +51,8 @@ TEST(RecordPageCacheTest, ColdReadMissesWarmReadHits) {
   if (RunCommand("bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "
                  "btf_trace_mm_filemap_get_pages")
           .exit_code != 0)
-    GTEST_SKIP() << "Skipped: this kernel has no mm_filemap_get_pages tracepoint (Linux 6.9+)";
+    GTEST_SKIP()
+        << "Skipped: this kernel has no mm_filemap_get_pages tracepoint (recent kernels have it)";
   TempDir tmp;
   struct statfs fs {};
   ASSERT_EQ(statfs(tmp.path().c_str(), &fs), 0);

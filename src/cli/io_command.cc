@@ -70,7 +70,7 @@ void PrintText(const analysis::IoAnalysis& a, size_t limit) {
   if (!a.page_cache_recorded) {
     fmt::print(
         "Page cache: not in this trace (record with `causeway record`, without "
-        "--no-page-cache, on Linux 6.9+)\n");
+        "--no-page-cache, on a recent kernel)\n");
   } else {
     const kernel::PageCacheTotals& t = a.page_cache;
     fmt::print(
@@ -143,7 +143,7 @@ Runner RegisterIo(CLI::App& app) {
       "  MISSES%     misses / pages read, at most 100%: near 100% the file was read cold,\n"
       "              near 0 it came from memory\n"
       "Most misses first. Needs the recorder's page cache events (`causeway record`, on by\n"
-      "default; Linux 6.9+).\n\n"
+      "default; a recent kernel).\n\n"
       "Disks, per device (major:minor): requests completed, their time in the block\n"
       "layer's queue (entering it to being issued to the driver) and on the device (issued\n"
       "to completed), in total and on average; a request whose queueing or issue is not in\n"

@@ -202,7 +202,7 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
                            "mm_filemap_get_pages", "mm_filemap_fault"});
     if (!missing.empty()) {
       probes->page_cache_unavailable_ =
-          fmt::format("this kernel has no {} tracepoint (Linux 6.9+ has them all)", missing);
+          fmt::format("this kernel has no {} tracepoint (recent kernels have them all)", missing);
       page_cache = false;
     }
   }
