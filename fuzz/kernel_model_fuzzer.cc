@@ -10,6 +10,7 @@
 #include "graph/critical_path.h"
 #include "graph/execution_graph.h"
 #include "kernel/kernel_model.h"
+#include "kernel/page_cache.h"
 
 using causeway::graph::CriticalPath;
 using causeway::graph::CriticalPathFinder;
@@ -53,13 +54,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   KernelModel model(&g);
   model.AddHost("a");
   model.AddHost("b");
+  // The page cache counts take the same events (their kinds among them): few files and
+  // pages, ranges sometimes empty, so that a read's batches and re-reads collide.
+  causeway::kernel::PageCacheCounter page_cache;
   static const char* kNames[] = {"", "x", "eth0", "/bin/ls"};
   int64_t ts = 1000;
   constexpr size_t kRecord = 7;
   for (size_t i = 0; i + kRecord <= size; i += kRecord) {
     const uint8_t* r = data + i;
     KernelEvent e;
-    e.kind = static_cast<Kind>(r[0] % (static_cast<int>(Kind::kCpuThrottle) + 1));
+    e.kind = static_cast<Kind>(r[0] % (static_cast<int>(Kind::kPageCacheRead) + 1));
     e.cpu = r[1] % 4;
     e.host = (r[1] >> 2) & 1;
     e.tid = r[2] % 8;
@@ -85,9 +89,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ts += delta;
     e.ts = ts;
     e.end_ts = ts + 50;
+    e.pid = static_cast<int32_t>(r[4] % 3) - 1;
+    e.inode = r[2] % 2;
+    e.page_first = r[3] % 8;
+    e.page_last = e.page_first + r[4] % 6 - 1;
+    e.page_write = r[0] & 0x40;
     model.Process(e);
+    page_cache.Process(e);
   }
   model.Finish();
+  uint64_t read = 0, missed = 0;
+  for (const auto& [file, counts] : page_cache.files()) {
+    read += counts.pages_read;
+    missed += counts.cache_misses;
+    Check(counts.miss_ratio() >= 0 && counts.miss_ratio() <= 1);
+  }
+  Check(read == page_cache.totals().pages_read && missed == page_cache.totals().pages_missed);
   CriticalPathFinder finder(g);
   CriticalPath p;
   for (WorkerId w = 0; w < g.num_workers(); ++w) {

@@ -37,6 +37,7 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   const kernel::HttpMessageLayout http = kernel::HttpMessageLayout::Build(*reader, host_of_trace);
   kernel::KernelLayoutOptions layout_options;
   layout_options.syscalls = options.observer != nullptr;
+  layout_options.page_cache = options.observer != nullptr;
   const kernel::KernelLayout layout =
       kernel::KernelLayout::Build(*reader, std::move(host_of_trace), layout_options);
   if (!layout.has_scheduling()) {
@@ -67,9 +68,11 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
         return;
       }
       if constexpr (decltype(with_observer)::value) {
-        // System calls go to the observer alone: the graph and its time range are the same
-        // with or without them.
-        if (ke.kind == kernel::Kind::kSyscallEntry || ke.kind == kernel::Kind::kSyscallExit) {
+        // System calls and page cache events go to the observer alone: the graph and its
+        // time range are the same with or without them.
+        if (ke.kind == kernel::Kind::kSyscallEntry || ke.kind == kernel::Kind::kSyscallExit ||
+            ke.kind == kernel::Kind::kPageCacheAdd || ke.kind == kernel::Kind::kPageCacheDelete ||
+            ke.kind == kernel::Kind::kPageCacheRead) {
           options.observer->OnEvent(ke);
           return;
         }

@@ -22,5 +22,6 @@ Runner RegisterRequest(CLI::App& app);
 Runner RegisterExport(CLI::App& app);
 Runner RegisterPivot(CLI::App& app);
 Runner RegisterIndex(CLI::App& app);
+Runner RegisterIo(CLI::App& app);
 
 }  // namespace causeway::cli

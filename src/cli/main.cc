@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   causeway::cli::Runner export_ = causeway::cli::RegisterExport(app);
   causeway::cli::Runner pivot = causeway::cli::RegisterPivot(app);
   causeway::cli::Runner index = causeway::cli::RegisterIndex(app);
+  causeway::cli::Runner io = causeway::cli::RegisterIo(app);
   const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
                                              [&](CLI::App* c) { return c->check_name(argv[1]); });
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "causeway: unknown command '%s' (commands: record, snapshot, events, stats, "
                  "threads, critpath, sync, requests, request, export, pivot, index; see "
+                 "threads, critpath, sync, requests, request, export, pivot, io; see "
                  "causeway --help)\n",
                  argv[1]);
     return 2;
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("export")) return export_();
     if (app.got_subcommand("pivot")) return pivot();
     if (app.got_subcommand("index")) return index();
+    if (app.got_subcommand("io")) return io();
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr,
                  "causeway %s: out of memory: the recording is too large for the memory this "

@@ -95,6 +95,9 @@ Runner RegisterRecord(CLI::App& app) {
     std::string format = "text";
     std::string mode = "0700";
     bool no_http = false;
+    bool syscalls = false;  // accepted for old scripts: the default now
+    bool no_syscalls = false;
+    bool no_page_cache = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("-o,--output", o->r.output_dir,
@@ -104,7 +107,18 @@ Runner RegisterRecord(CLI::App& app) {
                   "Stop after this many seconds (default: when the command exits, or on "
                   "Ctrl-C / SIGTERM)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--syscalls", o->r.syscalls, "Also record every system call entry and exit");
+  cmd->add_flag("--no-syscalls", o->no_syscalls,
+                "Do not record system calls. By default every system call entry and exit of "
+                "every process but the recorder is a syscall_entry / syscall_exit event (the "
+                "call's number, labelled with its name, and its return value), which tells "
+                "which call a thread waited in; it is the largest share of the recorder's "
+                "cost on programs that make many small calls (bench/README.md)");
+  cmd->add_flag("--syscalls", o->syscalls, "Record system calls (the default; kept for scripts)");
+  cmd->add_flag("--no-page-cache", o->no_page_cache,
+                "Do not record page cache events. By default the kernel's filemap tracepoints "
+                "record, per file (device and inode) and task, the pages its reads and page "
+                "faults asked for and the pages it had to bring in from the disk (misses), "
+                "which `causeway io` turns into miss ratios per process and file");
   cmd->add_flag("--no-http", o->no_http,
                 "Do not capture HTTP/1.x messages. By default every HTTP/1.x request and "
                 "response a thread reads from or writes to a TCP socket becomes an "
@@ -135,6 +149,8 @@ Runner RegisterRecord(CLI::App& app) {
   return [o]() -> int {
     record::RecordOptions opts = o->r;
     opts.http = !o->no_http;
+    opts.syscalls = !o->no_syscalls;
+    opts.page_cache = !o->no_page_cache;
     if (auto mode = ParseMode(o->mode)) {
       opts.mode = *mode;
     } else {
@@ -189,33 +205,37 @@ Runner RegisterRecord(CLI::App& app) {
       return 1;
     }
     if (o->format == "json") {
-      nlohmann::json j = {{"output", opts.output_dir},
-                          {"kernel_trace", sum->kernel_trace},
-                          {"snapshots", sum->snapshots},
-                          {"events", sum->events},
-                          {"bytes", sum->bytes},
-                          {"lost", sum->lost},
-                          {"clamped", sum->clamped},
-                          {"unknown_records", sum->unknown},
-                          {"overwritten", sum->overwritten},
-                          {"http",
-                           {{"captured", sum->http},
-                            {"unavailable", sum->http_unavailable},
-                            {"messages", sum->http_messages},
-                            {"truncated", sum->http_truncated},
-                            {"dropped", sum->http_dropped},
-                            {"fields_lost", sum->http_fields_lost},
-                            {"not_http", sum->http_not_http}}},
-                          {"seconds", sum->seconds},
-                          {"stop_reason", sum->stop_reason},
-                          {"write_errors",
-                           {{"failures", sum->write_failures},
-                            {"lost_packets", sum->write_lost_packets},
-                            {"lost_events", sum->write_lost_events},
-                            {"lost_bytes", sum->write_lost_bytes},
-                            {"last_error", sum->write_error}}},
-                          {"snapshot_errors", sum->snapshot_errors},
-                          {"probes", sum->probes}};
+      nlohmann::json j = {
+          {"output", opts.output_dir},
+          {"kernel_trace", sum->kernel_trace},
+          {"snapshots", sum->snapshots},
+          {"events", sum->events},
+          {"bytes", sum->bytes},
+          {"lost", sum->lost},
+          {"clamped", sum->clamped},
+          {"unknown_records", sum->unknown},
+          {"overwritten", sum->overwritten},
+          {"http",
+           {{"captured", sum->http},
+            {"unavailable", sum->http_unavailable},
+            {"messages", sum->http_messages},
+            {"truncated", sum->http_truncated},
+            {"dropped", sum->http_dropped},
+            {"fields_lost", sum->http_fields_lost},
+            {"not_http", sum->http_not_http}}},
+          {"syscalls", opts.syscalls},
+          {"page_cache",
+           {{"recorded", sum->page_cache}, {"unavailable", sum->page_cache_unavailable}}},
+          {"seconds", sum->seconds},
+          {"stop_reason", sum->stop_reason},
+          {"write_errors",
+           {{"failures", sum->write_failures},
+            {"lost_packets", sum->write_lost_packets},
+            {"lost_events", sum->write_lost_events},
+            {"lost_bytes", sum->write_lost_bytes},
+            {"last_error", sum->write_error}}},
+          {"snapshot_errors", sum->snapshot_errors},
+          {"probes", sum->probes}};
       if (sum->command_exit >= 0) j["command_exit"] = sum->command_exit;
       std::printf("%s\n", j.dump(2).c_str());
     } else {
@@ -239,6 +259,8 @@ Runner RegisterRecord(CLI::App& app) {
       } else if (!sum->http_unavailable.empty()) {
         std::printf("HTTP messages: not captured: %s\n", sum->http_unavailable.c_str());
       }
+      if (!sum->page_cache_unavailable.empty())
+        std::printf("Page cache: not recorded: %s\n", sum->page_cache_unavailable.c_str());
       if (!sum->kernel_trace.empty()) std::printf("Kernel trace: %s\n", sum->kernel_trace.c_str());
       for (const std::string& s : sum->snapshots) std::printf("Snapshot: %s\n", s.c_str());
       if (opts.snapshot && sum->snapshots.empty())

@@ -43,6 +43,11 @@ enum class Kind : uint8_t {
   // (KernelLayoutOptions::syscalls); the model ignores them.
   kSyscallEntry,
   kSyscallExit,
+  // The page cache (mm_filemap_*): tid, pid, the file (dev(), inode) and its pages
+  // [page_first, page_last].
+  kPageCacheAdd,     // pages brought into the cache: a miss, or a write's (page_write)
+  kPageCacheDelete,  // pages removed from the cache (reclaim, truncation)
+  kPageCacheRead,    // pages a read (mm_filemap_get_pages) or a page fault asked for
 };
 
 // Why a request waited before reaching the block layer, when the trace says (kBlockQueue).
@@ -80,7 +85,7 @@ struct KernelEvent {
   int64_t statedump_status() const { return number_; }  // kStatedump: kStatedumpWait, …
   int64_t irq() const { return number_; }               // kIrqEntry
   int64_t softirq_vector() const { return number_; }    // kSoftirqEntry, kSoftirqExit
-  int64_t dev() const { return number_; }               // kBlock*: the kernel's dev_t
+  int64_t dev() const { return number_; }               // kBlock*, kPageCache*: the kernel's dev_t
   int64_t lost_count() const { return number_; }        // kLost: events lost on this CPU
   int64_t syscall_id() const { return number_; }        // kSyscallEntry, kSyscallExit
   void set_prev_state(int64_t v) { number_ = v; }
@@ -117,6 +122,10 @@ struct KernelEvent {
   uint64_t sector = 0;        // kBlock*: the request's first sector
   int64_t syscall_ret = 0;    // kSyscallExit: the value returned
   uint32_t block_reason = 0;  // kBlockQueue: kBlockThrottled, or 0
+  bool page_write = false;    // kPageCacheAdd: added by a write system call, not a miss
+  uint64_t inode = 0;         // kPageCache*: the file's inode on dev()
+  uint64_t page_first = 0;    // kPageCache*: its pages [page_first, page_last]
+  uint64_t page_last = 0;
 
  private:
   friend class KernelLayout;

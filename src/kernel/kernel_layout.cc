@@ -98,6 +98,9 @@ Kind Classify(std::string_view name, bool has_waking, bool* is_waking,
   if (name == "block_rq_insert" || name == "block_bio_queue") return Kind::kBlockQueue;
   if (name == "block_rq_issue") return Kind::kBlockIssue;
   if (name == "sched_cfs_throttle") return Kind::kCpuThrottle;
+  if (name == "mm_filemap_add_to_page_cache") return Kind::kPageCacheAdd;
+  if (name == "mm_filemap_delete_from_page_cache") return Kind::kPageCacheDelete;
+  if (name == "mm_filemap_get_pages" || name == "mm_filemap_fault") return Kind::kPageCacheRead;
   return Kind::kNone;
 }
 
@@ -170,6 +173,9 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
         if (kind == Kind::kNone) continue;
         const bool is_syscall = kind == Kind::kSyscallEntry || kind == Kind::kSyscallExit;
         if (is_syscall && !options.syscalls) continue;
+        const bool is_page_cache = kind == Kind::kPageCacheAdd ||
+                                   kind == Kind::kPageCacheDelete || kind == Kind::kPageCacheRead;
+        if (is_page_cache && !options.page_cache) continue;
         ClassLayout c;
         c.kind = kind;
         c.trace = ti;
@@ -260,6 +266,20 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             if (call.empty()) c.number = payload({"id"});
             c.syscall_ret = payload({"ret"});
             break;
+          case Kind::kPageCacheAdd:
+          case Kind::kPageCacheDelete:
+          case Kind::kPageCacheRead:
+            // The recorder's fields; the kernel's own (perf, LTTng) name them s_dev, i_ino
+            // and give the task only as the current one. A fault's one page has no
+            // last_index: page_last is then page_first.
+            c.tid = payload({"tid"});
+            c.pid = payload({"pid"});
+            c.number = payload({"dev", "s_dev"});
+            c.inode = payload({"ino", "i_ino"});
+            c.sector = payload({"index"});
+            c.page_last = payload({"last_index"});
+            c.page_write = payload({"write"});
+            break;
           default:
             break;
         }
@@ -311,7 +331,7 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   };
   // Every field is stored once, explicitly: `*out = KernelEvent{}` first compiles to a
   // `rep stos` over the whole struct, a third of this function's time on a busy trace.
-  static_assert(sizeof(KernelEvent) == 160, "a KernelEvent field was added: set it below");
+  static_assert(sizeof(KernelEvent) == 192, "a KernelEvent field was added: set it below");
   out->kind = c.kind;
   out->host = host_of_trace_[c.trace];
   out->cpu = static_cast<int32_t>(e.cpu);
@@ -345,6 +365,10 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
     out->name_ = c.syscall_name.empty() ? SyscallNameOf(out->number_) : c.syscall_name;
     out->syscall_ret = integer(c.syscall_ret, 0);
   }
+  out->inode = c.inode.a ? unsigned_(c.inode) : 0;
+  out->page_first = out->sector;
+  out->page_last = c.page_last.a ? unsigned_(c.page_last) : out->page_first;
+  out->page_write = c.page_write.a && unsigned_(c.page_write) != 0;
   if (c.kind == Kind::kPacketSend || c.kind == Kind::kPacketRecv) {
     const ctf::ScalarRef* s = Locate(e, c.seq.a, c.seq.b);
     if (!s) return false;  // not a TCP segment (UDP, ARP, IPv6 without TCP...)

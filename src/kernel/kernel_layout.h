@@ -12,6 +12,9 @@
 //     network_header variant), block_bio_queue / block_rq_insert / block_rq_issue /
 //     block_rq_complete (dev, sector), syscall_entry_<name> / syscall_exit_<name> (when
 //     asked for); and the same names from Causeway's recorder (syscall_entry / _exit by id);
+//     block_rq_complete (dev, sector); and the same names from Causeway's
+//     recorder, with its page cache events mm_filemap_add_to_page_cache /
+//     delete_from_page_cache / get_pages / fault (tid, pid, dev, ino, page range);
 //   - perf's `perf data convert --to-ctf`: the same tracepoints with a "subsystem:" prefix,
 //     pid-named fields (prev_pid, next_pid, pid, child_pid, parent_pid), the current task in
 //     perf_tid and the interrupt context in common_flags; raw_syscalls:sys_enter / sys_exit.
@@ -34,6 +37,9 @@ struct KernelLayoutOptions {
   // Also convert system call entries and exits (kSyscallEntry / kSyscallExit), which the
   // model does not use: only for a reader of the event stream that wants them (the index).
   bool syscalls = false;
+  // Also convert page cache events (kPageCache*), which the model does not use either: for
+  // the index and `causeway io`.
+  bool page_cache = false;
 };
 
 class KernelLayout {
@@ -82,6 +88,8 @@ class KernelLayout {
     Integer tid, second_tid, number, current_tid, flags, seq, ack_seq, tcp_flags, pid;
     Integer sector, block_reason;  // block events
     Integer syscall_ret;
+    Integer sector, block_reason;          // block events; sector is also page_first
+    Integer inode, page_last, page_write;  // page cache events
     Text name, next_comm;
     // The system call the class is named after (LTTng's syscall_entry_<name>: a view into
     // the class name, which lives as long as the reader); empty when named by its id.

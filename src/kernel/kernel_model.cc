@@ -165,10 +165,12 @@ WorkerId KernelModel::RunningTask(uint32_t host, Cpu* c, int32_t tid, int64_t ts
 }
 
 void KernelModel::Process(const KernelEvent& e) {
-  // System calls are for the index's readers of the event stream: the graph is the same
+  // System calls are for the index's readers of the event stream, and page cache events
+  // say nothing of thread states (kernel/page_cache.h counts them): the graph is the same
   // whether the trace has them or not.
   if (e.kind == Kind::kNone || e.kind == Kind::kSyscallEntry || e.kind == Kind::kSyscallExit ||
-      e.host >= hosts_.size())
+      e.kind == Kind::kPageCacheAdd || e.kind == Kind::kPageCacheDelete ||
+      e.kind == Kind::kPageCacheRead || e.host >= hosts_.size())
     return;
   ++counters_.events;
   Host& h = hosts_[e.host];
@@ -276,6 +278,9 @@ void KernelModel::Process(const KernelEvent& e) {
     case Kind::kCpuThrottle:
       OnCpuThrottle(e);
       break;
+    case Kind::kPageCacheAdd:
+    case Kind::kPageCacheDelete:
+    case Kind::kPageCacheRead:
     case Kind::kNone:
     case Kind::kSyscallEntry:
     case Kind::kSyscallExit:

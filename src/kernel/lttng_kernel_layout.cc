@@ -112,6 +112,21 @@ std::vector<LttngEventClass> MakeDeclarations() {
        {"uber_trace_id", str}});
   set(LttngEvent::kSchedCfsThrottle, "sched_cfs_throttle",
       {{"tid", s32}, {"cgroup_id", FieldKind::kU64}, {"cgroup", str}});
+  // The kernel's own tracepoints print dev, ino, index (and pfn, order); ours add the task
+  // and give a folio's pages as a range.
+  const FieldKind u64 = FieldKind::kU64;
+  const std::vector<FieldSpec> folio = {{"tid", s32},
+                                        {"pid", s32},
+                                        {"dev", u32},
+                                        {"ino", u64},
+                                        {"index", u64},
+                                        {"last_index", u64},
+                                        {"write", FieldKind::kU8}};
+  set(LttngEvent::kMmFilemapAddToPageCache, "mm_filemap_add_to_page_cache", folio);
+  set(LttngEvent::kMmFilemapDeleteFromPageCache, "mm_filemap_delete_from_page_cache",
+      {folio.begin(), folio.end() - 1});
+  set(LttngEvent::kMmFilemapGetPages, "mm_filemap_get_pages", {folio.begin(), folio.end() - 1});
+  set(LttngEvent::kMmFilemapFault, "mm_filemap_fault", {folio.begin(), folio.end() - 2});
   return d;
 }
 

@@ -45,8 +45,15 @@ enum class LttngEvent : uint8_t {
   // Not an LTTng event: a task switched out by CFS bandwidth control, the cgroup whose CPU
   // quota ran out (its path in the cpu controller's hierarchy) and that cgroup's id.
   kSchedCfsThrottle,
+  // The kernel's filemap tracepoints (the page cache), with the task and the file's
+  // identity: pages added (a miss, or a write's new pages: `write` 1), removed, asked for by
+  // a read (`index` to `last_index`), asked for by a page fault (record/README.md).
+  kMmFilemapAddToPageCache,
+  kMmFilemapDeleteFromPageCache,
+  kMmFilemapGetPages,
+  kMmFilemapFault,
 };
-inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kSchedCfsThrottle) + 1;
+inline constexpr int kLttngEventCount = static_cast<int>(LttngEvent::kMmFilemapFault) + 1;
 
 struct LttngEventClass {
   std::string name;

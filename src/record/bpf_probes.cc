@@ -109,6 +109,11 @@ bool IsHttpProgram(const BpfProbes::State& s, const bpf_program* prog) {
   return prog == s.skel->progs.on_tcp_sendmsg_locked || prog == s.skel->progs.on_sock_recv_length;
 }
 
+bool IsPageCacheProgram(const BpfProbes::State& s, const bpf_program* prog) {
+  return prog == s.skel->progs.on_page_cache_add || prog == s.skel->progs.on_page_cache_delete ||
+         prog == s.skel->progs.on_page_cache_read || prog == s.skel->progs.on_page_cache_fault;
+}
+
 // Tells the kernel side which process is the recorder, so that its own system calls are
 // not recorded. Without /proc, nothing is filtered (the records are then the recorder's too).
 void SetRecorderProcess(recorder_bpf& skel) {
@@ -122,7 +127,7 @@ void SetRecorderProcess(recorder_bpf& skel) {
 }
 
 // Opens and loads the BPF object into `s` (replacing an earlier, failed attempt).
-Status Load(BpfProbes::State& s, const ProbeOptions& options, bool http) {
+Status Load(BpfProbes::State& s, const ProbeOptions& options, bool http, bool page_cache) {
   if (s.skel) recorder_bpf__destroy(s.skel);
   s.skel = recorder_bpf__open();
   if (!s.skel) {
@@ -141,6 +146,12 @@ Status Load(BpfProbes::State& s, const ProbeOptions& options, bool http) {
   if (!http) {
     bpf_program__set_autoload(s.skel->progs.on_tcp_sendmsg_locked, false);
     bpf_program__set_autoload(s.skel->progs.on_sock_recv_length, false);
+  }
+  if (!page_cache) {
+    bpf_program__set_autoload(s.skel->progs.on_page_cache_add, false);
+    bpf_program__set_autoload(s.skel->progs.on_page_cache_delete, false);
+    bpf_program__set_autoload(s.skel->progs.on_page_cache_read, false);
+    bpf_program__set_autoload(s.skel->progs.on_page_cache_fault, false);
   }
   if (int err = recorder_bpf__load(s.skel); err != 0) {
     const int e = -err;
@@ -184,12 +195,28 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
       http = false;
     }
   }
-  Status loaded = Load(s, options, http);
+  bool page_cache = options.page_cache;
+  if (page_cache) {
+    const std::string missing =
+        MissingTracepoint({"mm_filemap_add_to_page_cache", "mm_filemap_delete_from_page_cache",
+                           "mm_filemap_get_pages", "mm_filemap_fault"});
+    if (!missing.empty()) {
+      probes->page_cache_unavailable_ =
+          fmt::format("this kernel has no {} tracepoint (recent kernels have them all)", missing);
+      page_cache = false;
+    }
+  }
+  Status loaded = Load(s, options, http, page_cache);
   if (!loaded.ok() && http) {
     // The HTTP programs are the newest and the likeliest to be refused: record without.
     probes->http_unavailable_ = loaded.ToString();
     http = false;
-    loaded = Load(s, options, http);
+    loaded = Load(s, options, http, page_cache);
+  }
+  if (!loaded.ok() && page_cache) {
+    probes->page_cache_unavailable_ = loaded.ToString();
+    page_cache = false;
+    loaded = Load(s, options, http, page_cache);
   }
   RETURN_IF_ERROR(loaded);
 
@@ -199,6 +226,11 @@ StatusOr<std::unique_ptr<BpfProbes>> BpfProbes::Start(const ProbeOptions& option
     bpf_link* link = bpf_program__attach(prog);
     if (!link && IsHttpProgram(s, prog)) {
       probes->http_unavailable_ = fmt::format(
+          "cannot attach {}: {}", bpf_program__section_name(prog), std::strerror(errno));
+      continue;
+    }
+    if (!link && IsPageCacheProgram(s, prog)) {
+      probes->page_cache_unavailable_ = fmt::format(
           "cannot attach {}: {}", bpf_program__section_name(prog), std::strerror(errno));
       continue;
     }

@@ -16,8 +16,9 @@ namespace causeway::record {
 
 struct ProbeOptions {
   size_t ring_bytes = 16 << 20;  // BPF ring buffer, shared by all CPUs (power of 2)
-  bool syscalls = false;         // also attach sys_enter / sys_exit
+  bool syscalls = true;          // attach sys_enter / sys_exit
   bool http = true;              // capture HTTP/1.x messages on TCP sockets
+  bool page_cache = true;        // attach the filemap (page cache) tracepoints
 };
 
 class BpfProbes {
@@ -47,6 +48,9 @@ class BpfProbes {
   // rest is recorded all the same.
   const std::string& http_unavailable() const { return http_unavailable_; }
 
+  // Why page cache events were asked for but are off ("" when on or not asked for).
+  const std::string& page_cache_unavailable() const { return page_cache_unavailable_; }
+
   struct State;  // libbpf handles (public only so that libbpf's C callback can reach it)
 
  private:
@@ -54,6 +58,7 @@ class BpfProbes {
   std::unique_ptr<State> state_;
   std::vector<std::string> attached_;
   std::string http_unavailable_;
+  std::string page_cache_unavailable_;
 };
 
 }  // namespace causeway::record

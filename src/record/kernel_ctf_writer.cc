@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <iterator>
 #include <utility>
 
 #include <fmt/format.h>
@@ -39,6 +40,10 @@ constexpr std::pair<uint16_t, LttngEvent> kEventOfRecord[] = {
     {CW_BLOCK_INSERT, LttngEvent::kBlockRqInsert},
     {CW_BIO_QUEUE, LttngEvent::kBlockBioQueue},
     {CW_CFS_THROTTLE, LttngEvent::kSchedCfsThrottle},
+    {CW_PAGE_CACHE_ADD, LttngEvent::kMmFilemapAddToPageCache},
+    {CW_PAGE_CACHE_DELETE, LttngEvent::kMmFilemapDeleteFromPageCache},
+    {CW_PAGE_CACHE_READ, LttngEvent::kMmFilemapGetPages},
+    {CW_PAGE_CACHE_FAULT, LttngEvent::kMmFilemapFault},
 };
 
 std::string_view Comm(const char (&comm)[CW_COMM_LEN]) {
@@ -92,6 +97,11 @@ size_t ExpectedSize(uint16_t type) {
       return sizeof(cw_http_parsed);
     case CW_CFS_THROTTLE:
       return sizeof(cw_cfs_throttle);
+    case CW_PAGE_CACHE_ADD:
+    case CW_PAGE_CACHE_DELETE:
+    case CW_PAGE_CACHE_READ:
+    case CW_PAGE_CACHE_FAULT:
+      return sizeof(cw_page_cache);
     default:
       return 0;
   }
@@ -173,7 +183,7 @@ void KernelCtfWriter::Write(const RecordSlot& slot) {
     (void)writer_->SetDiscarded(cpu, lost_[cpu]);  // an error is sticky: status()/Close()
     return;
   }
-  const uint32_t cls = type <= CW_HTTP_PARSED ? cls_[type] : 0;
+  const uint32_t cls = type < std::size(cls_) ? cls_[type] : 0;
   auto begin = [&] { return writer_->Begin(cpu, cls, ts); };
   switch (type) {
     case CW_SCHED_SWITCH: {
@@ -342,6 +352,17 @@ void KernelCtfWriter::Write(const RecordSlot& slot) {
           .S32(r.tid)
           .U64(r.cgroup_id)
           .String(cgroup_paths_.Path(r.cgroup_id, CString(r.cgroup)));
+      break;
+    }
+    case CW_PAGE_CACHE_ADD:
+    case CW_PAGE_CACHE_DELETE:
+    case CW_PAGE_CACHE_READ:
+    case CW_PAGE_CACHE_FAULT: {
+      const auto& r = slot.As<cw_page_cache>();
+      auto ev = begin();  // committed at the end of this block
+      ev.S32(r.tid).S32(r.pid).U32(r.dev).U64(r.ino).U64(r.index);
+      if (type != CW_PAGE_CACHE_FAULT) ev.U64(r.last);
+      if (type == CW_PAGE_CACHE_ADD) ev.U8(r.write);
       break;
     }
     default:

@@ -69,7 +69,7 @@ class KernelCtfWriter {
   static StatusOr<std::unique_ptr<KernelCtfWriter>> Declare(std::unique_ptr<ctf::CtfWriter> writer,
                                                             bool syscalls);
   std::unique_ptr<ctf::CtfWriter> writer_;
-  uint32_t cls_[CW_HTTP_PARSED + 1] = {};
+  uint32_t cls_[CW_HTTP_PARSED + 1] = {};  // by record type
   const HttpFieldStore* http_fields_ = nullptr;
   uint64_t http_messages_ = 0;
   uint64_t http_truncated_ = 0;

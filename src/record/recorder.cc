@@ -297,12 +297,17 @@ Status Session::Run(RecordSummary* sum) {
   po.ring_bytes = o_.ring_bytes;
   po.syscalls = o_.syscalls;
   po.http = o_.http;
+  po.page_cache = o_.page_cache;
   // The prerequisites (root, BTF) are checked before anything is written to disk.
   ASSIGN_OR_RETURN(probes_, BpfProbes::Start(po));
   sum->http = o_.http && probes_->http_unavailable().empty();
   sum->http_unavailable = probes_->http_unavailable();
   if (!sum->http_unavailable.empty() && o_.progress)
     o_.progress("HTTP capture is off, recording the rest: " + sum->http_unavailable);
+  sum->page_cache = o_.page_cache && probes_->page_cache_unavailable().empty();
+  sum->page_cache_unavailable = probes_->page_cache_unavailable();
+  if (!sum->page_cache_unavailable.empty() && o_.progress)
+    o_.progress("Page cache events are off, recording the rest: " + sum->page_cache_unavailable);
   ASSIGN_OR_RETURN(out_dir_, OpenOutputDirectory(o_.output_dir, o_.mode));
   if (!o_.snapshot) {
     const std::string dir = o_.output_dir + "/kernel";

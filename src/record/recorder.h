@@ -18,8 +18,9 @@ struct RecordOptions {
   std::string output_dir;
   double duration_s = 0;  // 0: until the command ends or a signal
   std::vector<std::string> command;
-  bool syscalls = false;
-  bool http = true;  // capture HTTP/1.x messages on TCP sockets (http_message events)
+  bool syscalls = true;    // syscall_entry / syscall_exit of every process but the recorder
+  bool http = true;        // capture HTTP/1.x messages on TCP sockets (http_message events)
+  bool page_cache = true;  // the filemap tracepoints: pages read and missed per file
   size_t ring_bytes = 16 << 20;
   bool snapshot = false;
   size_t snapshot_bytes_per_cpu = 64 << 20;
@@ -42,6 +43,9 @@ struct RecordSummary {
   // HTTP capture: on unless turned off or unavailable (then `http_unavailable` says why).
   bool http = false;
   std::string http_unavailable;
+  // Page cache events: on unless turned off or unavailable (`page_cache_unavailable` says why).
+  bool page_cache = false;
+  std::string page_cache_unavailable;
   uint64_t http_messages = 0;     // http_message events written
   uint64_t http_truncated = 0;    // of them, with a header block longer than the copied prefix
   uint64_t http_dropped = 0;      // not taken by the ring buffer (included in `lost`)

@@ -43,6 +43,11 @@ enum cw_type {
   /* A task switched out by CFS bandwidth control (cw_cfs_throttle); numbered apart from the
    * other kernel-side records, which grow from 1. */
   CW_CFS_THROTTLE = 40,
+  /* Page cache (cw_page_cache), numbered apart like CW_CFS_THROTTLE: */
+  CW_PAGE_CACHE_ADD = 41, /* pages added to the page cache: a miss (mm_filemap_add_to_page_cache) */
+  CW_PAGE_CACHE_DELETE = 42, /* pages removed from it (mm_filemap_delete_from_page_cache) */
+  CW_PAGE_CACHE_READ = 43,   /* pages a read asked for (mm_filemap_get_pages) */
+  CW_PAGE_CACHE_FAULT = 44, /* a page fault on a file mapping asked for a page (mm_filemap_fault) */
 };
 
 #define CW_COMM_LEN 16
@@ -233,6 +238,23 @@ struct cw_cfs_throttle {
   __s32 tid;
   __u32 pad;
   char cgroup[CW_CGROUP_NAME_LEN];
+};
+
+/* A page cache operation on the file (dev, ino): the pages [index, last] (in pages of the
+ * file), by the current task. dev is the kernel's dev_t of the file's filesystem
+ * (major << 20 | minor). */
+struct cw_page_cache {
+  struct cw_header h;
+  __u64 ino;
+  __u64 index;
+  __u64 last; /* add, delete: index + the folio's pages - 1; read: clipped at the file's end */
+  __u32 dev;
+  __s32 tid;
+  __s32 pid;
+  /* add only: 1 when a write system call added the pages (a write into the cache, not a read
+   * that missed) */
+  __u8 write;
+  __u8 pad[3];
 };
 
 #endif /* CAUSEWAY_RECORD_BPF_RECORD_EVENT_H_ */

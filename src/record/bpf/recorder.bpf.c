@@ -676,3 +676,118 @@ int BPF_PROG(on_sched_switch_throttle, bool preempt, struct task_struct *prev,
   submit(r);
   return 0;
 }
+
+/* Page cache (off with --no-page-cache): which pages of which file a task asked for, and
+ * which it had to bring in (misses), as seed 003 measures cache misses from the events of a
+ * miss only, never from every lookup.
+ *
+ * - mm_filemap_add_to_page_cache: a folio enters the page cache, in the context of the task
+ *   whose read (or readahead, or page fault) needed it: the miss and the pages readahead
+ *   brought in with it. A write system call adds pages it is about to fill, which is no miss:
+ *   marked `write` from the task's saved syscall number.
+ * - mm_filemap_get_pages: a read(2)-style read (read, pread, readv, sendfile, splice) got the
+ *   pages [index, last_index] from the cache, after bringing in those that were missing. It
+ *   fires once per batch of folios with the range still to read, so the same read may give
+ *   several events whose ranges end alike (the analysis counts their union).
+ * - mm_filemap_fault: a page fault on a file mapping asked for one page.
+ * - mm_filemap_delete_from_page_cache: a folio left the cache (reclaim, truncation).
+ * Only the file's identity (dev, inode) and page numbers are read: no path, no data. */
+
+/* x86-64 numbers of the write system calls that add the pages they fill. */
+#define CW_NR_WRITE 1
+#define CW_NR_PWRITE64 18
+#define CW_NR_WRITEV 20
+#define CW_NR_PWRITEV 296
+#define CW_NR_PWRITEV2 328
+#define CW_PF_KTHREAD 0x00200000
+#define CW_PAGE_SHIFT 12
+
+/* 1 when the current task is in a write system call. The saved user registers tell a
+ * system call from a page fault (whose orig_ax holds the fault's error code, which may equal
+ * a write's number): after the `syscall` instruction, rcx holds the return address, ip. */
+static __always_inline __u8 in_write_syscall(void) {
+  struct task_struct *t = bpf_get_current_task_btf();
+  if (t->flags & CW_PF_KTHREAD) return 0;
+  struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+  long nr = regs->orig_ax;
+  if (nr != CW_NR_WRITE && nr != CW_NR_PWRITE64 && nr != CW_NR_WRITEV && nr != CW_NR_PWRITEV &&
+      nr != CW_NR_PWRITEV2)
+    return 0;
+  return regs->cx == regs->ip;
+}
+
+/* Reserves a page cache record for the file of `mapping`; 0 when it has no inode. */
+static __always_inline struct cw_page_cache *page_cache_record(struct address_space *mapping,
+                                                               __u16 type, __u64 index,
+                                                               __u64 last) {
+  struct inode *host = BPF_CORE_READ(mapping, host);
+  if (!host) return 0;
+  struct cw_page_cache *r = reserve(sizeof(*r), type);
+  if (!r) return 0;
+  r->ino = BPF_CORE_READ(host, i_ino);
+  r->dev = BPF_CORE_READ(host, i_sb, s_dev);
+  r->index = index;
+  r->last = last;
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  r->tid = (__s32)pid_tgid;
+  r->pid = (__s32)(pid_tgid >> 32);
+  r->write = 0;
+  __builtin_memset(r->pad, 0, sizeof(r->pad));
+  return r;
+}
+
+/* The pages of a folio: 1, or 2^order for a large folio (PG_head set). */
+static __always_inline __u64 folio_pages(struct folio *folio) {
+  unsigned long flags = 0, flags_1 = 0;
+  bpf_probe_read_kernel(&flags, sizeof(flags), &folio->flags);
+  if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head)))) return 1;
+  bpf_probe_read_kernel(&flags_1, sizeof(flags_1), &folio->_flags_1);
+  return 1ULL << (flags_1 & 0xff);
+}
+
+static __always_inline int page_cache_folio(struct folio *folio, __u16 type) {
+  struct address_space *mapping = BPF_CORE_READ(folio, mapping);
+  if (!mapping) return 0;
+  const __u64 index = BPF_CORE_READ(folio, index);
+  struct cw_page_cache *r =
+      page_cache_record(mapping, type, index, index + folio_pages(folio) - 1);
+  if (!r) return 0;
+  if (type == CW_PAGE_CACHE_ADD) r->write = in_write_syscall();
+  submit(r);
+  return 0;
+}
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(on_page_cache_add, struct folio *folio) {
+  return page_cache_folio(folio, CW_PAGE_CACHE_ADD);
+}
+
+SEC("tp_btf/mm_filemap_delete_from_page_cache")
+int BPF_PROG(on_page_cache_delete, struct folio *folio) {
+  return page_cache_folio(folio, CW_PAGE_CACHE_DELETE);
+}
+
+SEC("tp_btf/mm_filemap_get_pages")
+int BPF_PROG(on_page_cache_read, struct address_space *mapping, unsigned long index,
+             unsigned long last_index) {
+  /* The range is what is left of the read, which may run past the file's end: clipped. */
+  struct inode *host = BPF_CORE_READ(mapping, host);
+  if (!host) return 0;
+  const __s64 size = BPF_CORE_READ(host, i_size);
+  if (size <= 0) return 0;
+  const __u64 eof_page = (__u64)(size - 1) >> CW_PAGE_SHIFT;
+  if (index > eof_page) return 0;
+  if (last_index > eof_page) last_index = eof_page;
+  struct cw_page_cache *r = page_cache_record(mapping, CW_PAGE_CACHE_READ, index, last_index);
+  if (!r) return 0;
+  submit(r);
+  return 0;
+}
+
+SEC("tp_btf/mm_filemap_fault")
+int BPF_PROG(on_page_cache_fault, struct address_space *mapping, unsigned long index) {
+  struct cw_page_cache *r = page_cache_record(mapping, CW_PAGE_CACHE_FAULT, index, index);
+  if (!r) return 0;
+  submit(r);
+  return 0;
+}
