@@ -57,6 +57,56 @@ struct StoreFile {
     int64_t first = 0, last = 0;
   };
   std::vector<Span> spans;
+  // Which attributes AtAll looks at for a time t, without reading every span: the time
+  // of the store cut into buckets; an attribute whose span covers at most
+  // kMaxBucketsPerAttribute buckets is listed in each of them, a longer-lived one in
+  // `long_lived`. The attributes alive at t are among long_lived and t's bucket, each
+  // list in id order.
+  static constexpr uint64_t kMaxBucketsPerAttribute = 4;
+  int64_t bucket_origin = 0;
+  uint64_t bucket_width = 1;
+  uint64_t num_buckets = 1;
+  std::vector<AttributeId> long_lived;
+  std::vector<uint32_t> bucket_begin;  // bucket b: bucket_items[begin[b], begin[b + 1])
+  std::vector<AttributeId> bucket_items;
+
+  uint64_t BucketOf(int64_t x) const {
+    if (x <= bucket_origin) return 0;
+    const uint64_t b = (static_cast<uint64_t>(x) - static_cast<uint64_t>(bucket_origin)) /
+                       bucket_width;
+    return std::min<uint64_t>(b, num_buckets - 1);
+  }
+
+  void IndexSpans() {
+    uint64_t alive = 0;
+    for (const Span& span : spans) alive += span.first < span.last;
+    const uint64_t buckets = std::clamp<uint64_t>(alive, 1, uint64_t{1} << 20);
+    num_buckets = buckets;
+    bucket_origin = f.start;
+    const uint64_t length = static_cast<uint64_t>(f.end) - static_cast<uint64_t>(f.start);
+    bucket_width = std::max<uint64_t>(1, length / buckets + 1);
+    bucket_begin.assign(buckets + 2, 0);
+    long_lived.clear();
+    // Counted into begin[b + 2], then prefix sums, then filled through begin[b + 1].
+    for (AttributeId a = 0; a < spans.size(); ++a) {
+      if (spans[a].first >= spans[a].last) continue;
+      const uint64_t b1 = BucketOf(spans[a].first), b2 = BucketOf(spans[a].last - 1);
+      if (b2 - b1 >= kMaxBucketsPerAttribute) continue;
+      for (uint64_t b = b1; b <= b2; ++b) ++bucket_begin[b + 2];
+    }
+    for (size_t b = 2; b < bucket_begin.size(); ++b) bucket_begin[b] += bucket_begin[b - 1];
+    bucket_items.resize(bucket_begin.back());
+    for (AttributeId a = 0; a < spans.size(); ++a) {
+      if (spans[a].first >= spans[a].last) continue;
+      const uint64_t b1 = BucketOf(spans[a].first), b2 = BucketOf(spans[a].last - 1);
+      if (b2 - b1 >= kMaxBucketsPerAttribute) {
+        long_lived.push_back(a);
+        continue;
+      }
+      for (uint64_t b = b1; b <= b2; ++b) bucket_items[bucket_begin[b + 1]++] = a;
+    }
+    bucket_begin.pop_back();
+  }
 
   ~StoreFile() {
     if (data) munmap(const_cast<uint8_t*>(data), size);
@@ -392,6 +442,7 @@ StatusOr<std::unique_ptr<StateStore>> StateStore::Open(const std::string& path) 
   if (m == MAP_FAILED) return IoError(Reason(path, std::string("mmap: ") + std::strerror(e)));
   impl->data = static_cast<const uint8_t*>(m);
   RETURN_IF_ERROR(impl->Check(/*verify_nodes=*/true));
+  impl->IndexSpans();
   return std::unique_ptr<StateStore>(new StateStore(std::move(impl)));
 }
 
@@ -609,8 +660,16 @@ std::vector<StateInterval> StateStore::AtAll(int64_t t) const {
     }
     n = 0;
   };
-  for (AttributeId a = 0; a < impl_->f.num_attributes; ++a) {
-    const StoreFile::Span span = impl_->spans[a];
+  const Impl& s = *impl_;
+  const uint64_t b = s.BucketOf(t);
+  const AttributeId* l = s.long_lived.data();
+  const AttributeId* const l_end = l + s.long_lived.size();
+  const AttributeId* k = s.bucket_items.data() + s.bucket_begin[b];
+  const AttributeId* const k_end = s.bucket_items.data() + s.bucket_begin[b + 1];
+  // The two lists merged, in id order (an attribute is in one of them only).
+  while (l != l_end || k != k_end) {
+    const AttributeId a = (k == k_end || (l != l_end && *l < *k)) ? *l++ : *k++;
+    const StoreFile::Span span = s.spans[a];
     if (t < span.first || t >= span.last) continue;
     batch[n++] = a;
     if (n == kBatch) flush();
