@@ -72,8 +72,8 @@ struct StoreFile {
 
   uint64_t BucketOf(int64_t x) const {
     if (x <= bucket_origin) return 0;
-    const uint64_t b = (static_cast<uint64_t>(x) - static_cast<uint64_t>(bucket_origin)) /
-                       bucket_width;
+    const uint64_t b =
+        (static_cast<uint64_t>(x) - static_cast<uint64_t>(bucket_origin)) / bucket_width;
     return std::min<uint64_t>(b, num_buckets - 1);
   }
 
@@ -588,8 +588,8 @@ void PrefetchAt(const StoreFile& s, std::span<const AttributeId> batch, int64_t 
       else
         e.hi = mid;
       if (e.lo < e.hi) {
-        __builtin_prefetch(index + (e.first + e.lo + (e.hi - e.lo) / 2) *
-                                       sizeof(format::NodeIndexEntry));
+        __builtin_prefetch(index +
+                           (e.first + e.lo + (e.hi - e.lo) / 2) * sizeof(format::NodeIndexEntry));
         more = true;
       }
     }
