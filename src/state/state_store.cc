@@ -551,6 +551,31 @@ StateInterval StateStore::At(AttributeId attribute, int64_t t) const {
 
 namespace {
 
+// Binary searches in lockstep: each search in [lo, hi) finds the first position whose key
+// is after t (at_or_before(e, mid) says whether it is not); every step prefetches the next
+// probe (address(e, mid)), so the misses of the batch's searches overlap.
+template <typename Search, typename AtOrBefore, typename Address>
+void SearchInLockstep(Search* q, size_t n, AtOrBefore at_or_before, Address address) {
+  for (size_t i = 0; i < n; ++i)
+    if (q[i].lo < q[i].hi) __builtin_prefetch(address(q[i], q[i].lo + (q[i].hi - q[i].lo) / 2));
+  for (bool more = true; more;) {
+    more = false;
+    for (size_t i = 0; i < n; ++i) {
+      Search& e = q[i];
+      if (e.lo >= e.hi) continue;
+      const uint64_t mid = e.lo + (e.hi - e.lo) / 2;
+      if (at_or_before(e, mid))
+        e.lo = mid + 1;
+      else
+        e.hi = mid;
+      if (e.lo < e.hi) {
+        __builtin_prefetch(address(e, e.lo + (e.hi - e.lo) / 2));
+        more = true;
+      }
+    }
+  }
+}
+
 // Warms the cache lines At(a, t) will read, for a batch of attributes at once. Alone, At
 // waits for about ten cache misses one after the other (the attribute's record, the probes
 // of its node index, the node's header, the probes of its checkpoints, the entries); here
@@ -559,7 +584,7 @@ namespace {
 void PrefetchAt(const StoreFile& s, std::span<const AttributeId> batch, int64_t t) {
   struct Search {
     AttributeId a;
-    uint64_t first;  // in the node index, or the node's checkpoints
+    uint64_t first;  // the attribute's first node in the node index
     uint64_t lo, hi;
     Node node;
   };
@@ -573,27 +598,14 @@ void PrefetchAt(const StoreFile& s, std::span<const AttributeId> batch, int64_t 
   for (size_t i = 0; i < n; ++i) {
     const format::AttributeRecord r = s.attribute(batch[i]);
     q[i] = {batch[i], r.first_node, 0, r.num_nodes, {}};
-    if (q[i].lo < q[i].hi)
-      __builtin_prefetch(index + (q[i].first + q[i].hi / 2) * sizeof(format::NodeIndexEntry));
   }
   // The node index: the first node starting after t.
-  for (bool more = true; more;) {
-    more = false;
-    for (size_t i = 0; i < n; ++i) {
-      Search& e = q[i];
-      if (e.lo >= e.hi) continue;
-      const uint64_t mid = e.lo + (e.hi - e.lo) / 2;
-      if (s.node_entry(e.first + mid).first_start <= t)
-        e.lo = mid + 1;
-      else
-        e.hi = mid;
-      if (e.lo < e.hi) {
-        __builtin_prefetch(index +
-                           (e.first + e.lo + (e.hi - e.lo) / 2) * sizeof(format::NodeIndexEntry));
-        more = true;
-      }
-    }
-  }
+  SearchInLockstep(
+      q, n,
+      [&](const Search& e, uint64_t mid) { return s.node_entry(e.first + mid).first_start <= t; },
+      [&](const Search& e, uint64_t mid) {
+        return index + (e.first + mid) * sizeof(format::NodeIndexEntry);
+      });
   // The node before it: its header and first checkpoint line.
   for (size_t i = 0; i < n; ++i) {
     Search& e = q[i];
@@ -612,26 +624,15 @@ void PrefetchAt(const StoreFile& s, std::span<const AttributeId> batch, int64_t 
     }
     e.lo = 0;
     e.hi = e.node.num_checkpoints;
-    if (e.lo < e.hi) __builtin_prefetch(e.node.checkpoints + e.hi / 2 * 8);
   }
   // The node's checkpoints: the last one at or before t.
-  for (bool more = true; more;) {
-    more = false;
-    for (size_t i = 0; i < n; ++i) {
-      Search& e = q[i];
-      if (e.lo >= e.hi) continue;
-      const uint64_t mid = e.lo + (e.hi - e.lo) / 2;
-      if ((Load<uint64_t>(e.node.checkpoints + mid * 8) >> 16) <=
-          static_cast<uint64_t>(t - e.node.first_start))
-        e.lo = mid + 1;
-      else
-        e.hi = mid;
-      if (e.lo < e.hi) {
-        __builtin_prefetch(e.node.checkpoints + (e.lo + (e.hi - e.lo) / 2) * 8);
-        more = true;
-      }
-    }
-  }
+  SearchInLockstep(
+      q, n,
+      [&](const Search& e, uint64_t mid) {
+        return (Load<uint64_t>(e.node.checkpoints + mid * 8) >> 16) <=
+               static_cast<uint64_t>(t - e.node.first_start);
+      },
+      [&](const Search& e, uint64_t mid) { return e.node.checkpoints + mid * 8; });
   // The entries from there (at most kCheckpointEvery of them).
   for (size_t i = 0; i < n; ++i) {
     const Search& e = q[i];
