@@ -57,6 +57,56 @@ struct StoreFile {
     int64_t first = 0, last = 0;
   };
   std::vector<Span> spans;
+  // Which attributes AtAll looks at for a time t, without reading every span: the time
+  // of the store cut into buckets; an attribute whose span covers at most
+  // kMaxBucketsPerAttribute buckets is listed in each of them, a longer-lived one in
+  // `long_lived`. The attributes alive at t are among long_lived and t's bucket, each
+  // list in id order.
+  static constexpr uint64_t kMaxBucketsPerAttribute = 4;
+  int64_t bucket_origin = 0;
+  uint64_t bucket_width = 1;
+  uint64_t num_buckets = 1;
+  std::vector<AttributeId> long_lived;
+  std::vector<uint32_t> bucket_begin;  // bucket b: bucket_items[begin[b], begin[b + 1])
+  std::vector<AttributeId> bucket_items;
+
+  uint64_t BucketOf(int64_t x) const {
+    if (x <= bucket_origin) return 0;
+    const uint64_t b =
+        (static_cast<uint64_t>(x) - static_cast<uint64_t>(bucket_origin)) / bucket_width;
+    return std::min<uint64_t>(b, num_buckets - 1);
+  }
+
+  void IndexSpans() {
+    uint64_t alive = 0;
+    for (const Span& span : spans) alive += span.first < span.last;
+    const uint64_t buckets = std::clamp<uint64_t>(alive, 1, uint64_t{1} << 20);
+    num_buckets = buckets;
+    bucket_origin = f.start;
+    const uint64_t length = static_cast<uint64_t>(f.end) - static_cast<uint64_t>(f.start);
+    bucket_width = std::max<uint64_t>(1, length / buckets + 1);
+    bucket_begin.assign(buckets + 2, 0);
+    long_lived.clear();
+    // Counted into begin[b + 2], then prefix sums, then filled through begin[b + 1].
+    for (AttributeId a = 0; a < spans.size(); ++a) {
+      if (spans[a].first >= spans[a].last) continue;
+      const uint64_t b1 = BucketOf(spans[a].first), b2 = BucketOf(spans[a].last - 1);
+      if (b2 - b1 >= kMaxBucketsPerAttribute) continue;
+      for (uint64_t b = b1; b <= b2; ++b) ++bucket_begin[b + 2];
+    }
+    for (size_t b = 2; b < bucket_begin.size(); ++b) bucket_begin[b] += bucket_begin[b - 1];
+    bucket_items.resize(bucket_begin.back());
+    for (AttributeId a = 0; a < spans.size(); ++a) {
+      if (spans[a].first >= spans[a].last) continue;
+      const uint64_t b1 = BucketOf(spans[a].first), b2 = BucketOf(spans[a].last - 1);
+      if (b2 - b1 >= kMaxBucketsPerAttribute) {
+        long_lived.push_back(a);
+        continue;
+      }
+      for (uint64_t b = b1; b <= b2; ++b) bucket_items[bucket_begin[b + 1]++] = a;
+    }
+    bucket_begin.pop_back();
+  }
 
   ~StoreFile() {
     if (data) munmap(const_cast<uint8_t*>(data), size);
@@ -392,6 +442,7 @@ StatusOr<std::unique_ptr<StateStore>> StateStore::Open(const std::string& path) 
   if (m == MAP_FAILED) return IoError(Reason(path, std::string("mmap: ") + std::strerror(e)));
   impl->data = static_cast<const uint8_t*>(m);
   RETURN_IF_ERROR(impl->Check(/*verify_nodes=*/true));
+  impl->IndexSpans();
   return std::unique_ptr<StateStore>(new StateStore(std::move(impl)));
 }
 
@@ -498,14 +549,133 @@ StateInterval StateStore::At(AttributeId attribute, int64_t t) const {
   return {w.start, w.end, attribute, w.value};
 }
 
+namespace {
+
+// Binary searches in lockstep: each search in [lo, hi) finds the first position whose key
+// is after t (at_or_before(e, mid) says whether it is not); every step prefetches the next
+// probe (address(e, mid)), so the misses of the batch's searches overlap.
+template <typename Search, typename AtOrBefore, typename Address>
+void SearchInLockstep(Search* q, size_t n, AtOrBefore at_or_before, Address address) {
+  for (size_t i = 0; i < n; ++i)
+    if (q[i].lo < q[i].hi) __builtin_prefetch(address(q[i], q[i].lo + (q[i].hi - q[i].lo) / 2));
+  for (bool more = true; more;) {
+    more = false;
+    for (size_t i = 0; i < n; ++i) {
+      Search& e = q[i];
+      if (e.lo >= e.hi) continue;
+      const uint64_t mid = e.lo + (e.hi - e.lo) / 2;
+      if (at_or_before(e, mid))
+        e.lo = mid + 1;
+      else
+        e.hi = mid;
+      if (e.lo < e.hi) {
+        __builtin_prefetch(address(e, e.lo + (e.hi - e.lo) / 2));
+        more = true;
+      }
+    }
+  }
+}
+
+// Warms the cache lines At(a, t) will read, for a batch of attributes at once. Alone, At
+// waits for about ten cache misses one after the other (the attribute's record, the probes
+// of its node index, the node's header, the probes of its checkpoints, the entries); here
+// the batch's searches advance in lockstep and each step prefetches what the next one
+// reads, so a batch's misses overlap. Only reads the file where At would.
+void PrefetchAt(const StoreFile& s, std::span<const AttributeId> batch, int64_t t) {
+  struct Search {
+    AttributeId a;
+    uint64_t first;  // the attribute's first node in the node index
+    uint64_t lo, hi;
+    Node node;
+  };
+  constexpr size_t kMaxBatch = 32;
+  Search q[kMaxBatch];
+  const size_t n = std::min(batch.size(), kMaxBatch);
+  const uint8_t* records = s.data + s.f.attributes.offset;
+  const uint8_t* index = s.data + s.f.node_index.offset;
+  for (size_t i = 0; i < n; ++i)
+    __builtin_prefetch(records + uint64_t{batch[i]} * sizeof(format::AttributeRecord));
+  for (size_t i = 0; i < n; ++i) {
+    const format::AttributeRecord r = s.attribute(batch[i]);
+    q[i] = {batch[i], r.first_node, 0, r.num_nodes, {}};
+  }
+  // The node index: the first node starting after t.
+  SearchInLockstep(
+      q, n,
+      [&](const Search& e, uint64_t mid) { return s.node_entry(e.first + mid).first_start <= t; },
+      [&](const Search& e, uint64_t mid) {
+        return index + (e.first + mid) * sizeof(format::NodeIndexEntry);
+      });
+  // The node before it: its header and first checkpoint line.
+  for (size_t i = 0; i < n; ++i) {
+    Search& e = q[i];
+    if (e.lo == 0) continue;
+    const uint64_t offset = s.node_entry(e.first + e.lo - 1).offset;
+    if (offset >= s.nodes_end) continue;
+    __builtin_prefetch(s.data + offset);
+    __builtin_prefetch(s.data + offset + 64);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Search& e = q[i];
+    if (e.lo == 0 || !s.LoadNode(e.first + e.lo - 1, e.a, &e.node) || t >= e.node.end) {
+      e.lo = e.hi = 0;
+      e.node.num_checkpoints = 0;
+      continue;
+    }
+    e.lo = 0;
+    e.hi = e.node.num_checkpoints;
+  }
+  // The node's checkpoints: the last one at or before t.
+  SearchInLockstep(
+      q, n,
+      [&](const Search& e, uint64_t mid) {
+        return (Load<uint64_t>(e.node.checkpoints + mid * 8) >> 16) <=
+               static_cast<uint64_t>(t - e.node.first_start);
+      },
+      [&](const Search& e, uint64_t mid) { return e.node.checkpoints + mid * 8; });
+  // The entries from there (at most kCheckpointEvery of them).
+  for (size_t i = 0; i < n; ++i) {
+    const Search& e = q[i];
+    if (!e.node.entries) continue;
+    uint64_t byte = 0;
+    if (e.lo > 0) byte = Load<uint64_t>(e.node.checkpoints + (e.lo - 1) * 8) & 0xffff;
+    const uint64_t size = static_cast<uint64_t>(e.node.entries_end - e.node.entries);
+    if (byte >= size) continue;
+    __builtin_prefetch(e.node.entries + byte);
+    if (size - byte > 64) __builtin_prefetch(e.node.entries + byte + 64);
+  }
+}
+
+}  // namespace
+
 std::vector<StateInterval> StateStore::AtAll(int64_t t) const {
   std::vector<StateInterval> out;
-  for (AttributeId a = 0; a < impl_->f.num_attributes; ++a) {
-    const StoreFile::Span span = impl_->spans[a];
+  constexpr size_t kBatch = 32;
+  AttributeId batch[kBatch];
+  size_t n = 0;
+  auto flush = [&]() {
+    PrefetchAt(*impl_, std::span<const AttributeId>(batch, n), t);
+    for (size_t i = 0; i < n; ++i) {
+      StateInterval interval = At(batch[i], t);
+      if (!interval.value.is_null()) out.push_back(interval);
+    }
+    n = 0;
+  };
+  const Impl& s = *impl_;
+  const uint64_t b = s.BucketOf(t);
+  const AttributeId* l = s.long_lived.data();
+  const AttributeId* const l_end = l + s.long_lived.size();
+  const AttributeId* k = s.bucket_items.data() + s.bucket_begin[b];
+  const AttributeId* const k_end = s.bucket_items.data() + s.bucket_begin[b + 1];
+  // The two lists merged, in id order (an attribute is in one of them only).
+  while (l != l_end || k != k_end) {
+    const AttributeId a = (k == k_end || (l != l_end && *l < *k)) ? *l++ : *k++;
+    const StoreFile::Span span = s.spans[a];
     if (t < span.first || t >= span.last) continue;
-    StateInterval i = At(a, t);
-    if (!i.value.is_null()) out.push_back(i);
+    batch[n++] = a;
+    if (n == kBatch) flush();
   }
+  flush();
   return out;
 }
 

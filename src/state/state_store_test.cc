@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -124,6 +125,45 @@ TEST_F(StateStoreTest, TheAttributeTreeFindsPathsAndChildren) {
   EXPECT_EQ(store.num_attributes(), 15u);
   EXPECT_TRUE(store.At(*found, 0).value.is_null());
   EXPECT_TRUE(store.AtAll(0).empty());
+}
+
+// AtAll finds the attributes alive at t through an index of time buckets (short-lived
+// attributes listed in their buckets, long-lived ones apart): every time, including the
+// bucket edges and outside the store, gives exactly the attributes holding it, in id order.
+TEST_F(StateStoreTest, AtAllFindsShortAndLongLivedAttributesAtEveryTime) {
+  auto w = StateWriter::Create(Path("all.cws"));
+  ASSERT_TRUE(w.ok());
+  struct Expected {
+    AttributeId id;
+    int64_t start, end;
+  };
+  std::vector<Expected> expected;
+  for (int i = 0; i < 3; ++i) {  // long-lived, with a gap in the middle of the third
+    const AttributeId a = (*w)->Attribute("threads/" + std::to_string(i) + "/state");
+    (*w)->Add(a, i, 1500 - i, StateValue::Int(i));
+    expected.push_back({a, i, 1500 - i});
+  }
+  for (int i = 0; i < 150; ++i) {  // short-lived, overlapping their neighbours
+    const AttributeId a = (*w)->Attribute("requests/" + std::to_string(i) + "/cause");
+    const int64_t start = 10 * i, end = 10 * i + 1 + i % 37;
+    (*w)->Add(a, start, end, StateValue::Int(100 + i));
+    expected.push_back({a, start, end});
+  }
+  ASSERT_TRUE((*w)->Finish(1500).ok());
+  auto s = StateStore::Open(Path("all.cws"));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  for (int64_t t = -3; t < 1503; ++t) {
+    std::vector<AttributeId> want;
+    for (const Expected& e : expected)
+      if (e.start <= t && t < e.end) want.push_back(e.id);
+    std::sort(want.begin(), want.end());
+    std::vector<AttributeId> got;
+    for (const StateInterval& i : (*s)->AtAll(t)) {
+      got.push_back(i.attribute);
+      EXPECT_EQ(i.value, (*s)->At(i.attribute, t).value);
+    }
+    ASSERT_EQ(got, want) << "t " << t;
+  }
 }
 
 TEST_F(StateStoreTest, RangeGivesLongIntervalsWholeAndSamplesShortOnes) {
