@@ -17,7 +17,7 @@
 //   queries, warm (each list run once untimed first), medians of per-query wall times:
 //     single: one random attribute's value at a random time;
 //     full: every attribute's value at a random time;
-//     view: `--threads` thread-state attributes (a fixed random set) over random windows of
+//     view: the `--threads` thread-state attributes with the most intervals over random windows of
 //       a fraction F of the trace (`--window`, default 1 and 0.01) at `--steps` steps; the
 //       store answers at that resolution, the databases return every interval overlapping
 //       the window (what a user's SQL does).
@@ -121,11 +121,11 @@ struct Timed {
   uint64_t rows = 0;
 };
 
-// Runs `query(i, &out)` for i in [0, n) once to warm up, then again timed.
-Timed RunQueries(size_t n, bool keep,
+// Runs `query(i, &out)` for i in [0, warm) to warm up, then for i in [0, n) timed.
+Timed RunQueries(size_t n, size_t warm, bool keep,
                  const std::function<causeway::Status(size_t, std::vector<Interval>*)>& query) {
   std::vector<Interval> out;
-  for (size_t i = 0; i < n; ++i) Must(query(i, &out), "query (warm-up)");
+  for (size_t i = 0; i < std::min(n, warm); ++i) Must(query(i, &out), "query (warm-up)");
   Timed t;
   for (size_t i = 0; i < n; ++i) {
     const auto t0 = Clock::now();
@@ -258,8 +258,15 @@ int main(int argc, char** argv) {
                        random_time(d.begin, d.end)});
   std::vector<int64_t> fulls;
   for (int i = 0; i < opt.fulls; ++i) fulls.push_back(random_time(d.begin, d.end));
+  // The view's threads: the `--threads` with the most intervals (a trace of short-lived
+  // threads has few alive at any time; a view shows the busy ones).
   std::vector<uint32_t> view_threads = d.thread_state_attributes;
-  std::shuffle(view_threads.begin(), view_threads.end(), rng);
+  {
+    std::vector<uint64_t> count(d.attributes.size());
+    for (const Interval& i : d.intervals) ++count[i.attribute];
+    std::stable_sort(view_threads.begin(), view_threads.end(),
+                     [&](uint32_t a, uint32_t b) { return count[a] > count[b]; });
+  }
   view_threads.resize(std::min<size_t>(view_threads.size(), opt.threads));
   std::sort(view_threads.begin(), view_threads.end());
   struct Window {
@@ -270,7 +277,9 @@ int main(int argc, char** argv) {
     const int64_t width = std::max<int64_t>(
         opt.steps, static_cast<int64_t>(static_cast<double>(d.end - d.begin) * f));
     std::vector<Window> w;
-    for (int i = 0; i < opt.views; ++i) {
+    // A whole-trace view has one position: a few repeats give its median (the databases
+    // take seconds for it on a large trace).
+    for (int i = 0; i < (f >= 1 ? std::min(opt.views, 3) : opt.views); ++i) {
       const int64_t t1 = random_time(d.begin, std::max(d.begin + 1, d.end - width + 1));
       w.push_back({t1, t1 + width});
     }
@@ -283,18 +292,21 @@ int main(int argc, char** argv) {
   for (size_t s = 0; s < n; ++s) {
     Backend& b = *systems[s];
     std::fprintf(stderr, "querying %s...\n", b.name().c_str());
-    single_t[s] = RunQueries(singles.size(), true, [&](size_t i, std::vector<Interval>* out) {
-      out->resize(1);
-      return b.At(singles[i].first, singles[i].second, &(*out)[0]);
-    });
-    full_t[s] = RunQueries(fulls.size(), true, [&](size_t i, std::vector<Interval>* out) {
-      return b.AtAll(fulls[i], out);
-    });
+    single_t[s] =
+        RunQueries(singles.size(), singles.size(), true, [&](size_t i, std::vector<Interval>* out) {
+          out->resize(1);
+          return b.At(singles[i].first, singles[i].second, &(*out)[0]);
+        });
+    full_t[s] =
+        RunQueries(fulls.size(), fulls.size(), true,
+                   [&](size_t i, std::vector<Interval>* out) { return b.AtAll(fulls[i], out); });
+    // Whole-trace windows are all the same one: warmed once.
     for (const std::vector<Window>& w : windows)
-      view_t[s].push_back(RunQueries(w.size(), false, [&](size_t i, std::vector<Interval>* out) {
-        const int64_t step = (w[i].t2 - w[i].t1) / opt.steps;
-        return b.Range(view_threads, w[i].t1, w[i].t2, step, out);
-      }));
+      view_t[s].push_back(RunQueries(w.size(), w[0].t1 == w.back().t1 ? 1 : w.size(), false,
+                                     [&](size_t i, std::vector<Interval>* out) {
+                                       const int64_t step = (w[i].t2 - w[i].t1) / opt.steps;
+                                       return b.Range(view_threads, w[i].t1, w[i].t2, step, out);
+                                     }));
   }
 
   // 4. The same answers everywhere: every single and full query, and the first views of
@@ -307,7 +319,7 @@ int main(int argc, char** argv) {
       mismatches += full_t[s].answers[i] != full_t[0].answers[i];
   }
   for (const std::vector<Window>& w : windows) {
-    for (size_t i = 0; i < std::min<size_t>(w.size(), 2); ++i) {
+    for (size_t i = 0; i < std::min<size_t>(w.size(), w[0].t1 == w.back().t1 ? 1 : 2); ++i) {
       std::vector<Interval> out;
       Must(systems[0]->Range(view_threads, w[i].t1, w[i].t2, 0, &out), "view");
       const std::vector<Answer> want = Normalize(out);
@@ -394,7 +406,7 @@ int main(int argc, char** argv) {
   }
   std::snprintf(f, sizeof f, "%.1f%%", 100 * size_mb[0] / trace_mb);
   goal("size <= 25% of the trace", f, size_mb[0] / trace_mb <= 0.25);
-  std::snprintf(f, sizeof f, "%.1f us", single_us[0]);
+  std::snprintf(f, sizeof f, "%.3g us", single_us[0]);
   goal("single query <= 100 us", f, single_us[0] <= 100);
   if (pg) {
     std::snprintf(f, sizeof f, "%.1fx", single_us[1] / single_us[0]);
@@ -403,7 +415,7 @@ int main(int argc, char** argv) {
     goal("full query >= 10x faster than PostgreSQL", f, full_ms[1] / full_ms[0] >= 10);
   }
   for (size_t k = 0; k < windows.size(); ++k) {
-    std::snprintf(f, sizeof f, "%.2f ms", view_ms[k][0]);
+    std::snprintf(f, sizeof f, "%.3g ms", view_ms[k][0]);
     goal("view (" + WindowName(opt.windows[k]) + ") <= 30 ms", f, view_ms[k][0] <= 30);
     if (pg) {
       std::snprintf(f, sizeof f, "%.1fx", view_ms[k][1] / view_ms[k][0]);
