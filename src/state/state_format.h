@@ -63,7 +63,7 @@ inline constexpr uint32_t kNoParent = 0xffffffffu;
 inline constexpr uint32_t kNodeTargetBytes = 4096;
 // Largest body a valid node may have (checkpoint offsets are 16 bits).
 inline constexpr uint32_t kMaxNodeBody = 60000;
-inline constexpr uint32_t kCheckpointEvery = 16;
+inline constexpr uint32_t kCheckpointEvery = 8;
 // Entries start less than this after their node's first_start, so that checkpoint times
 // fit in 48 bits.
 inline constexpr int64_t kMaxNodeSpan = int64_t{1} << 47;
@@ -152,6 +152,18 @@ inline const uint8_t* GetVarint(const uint8_t* p, const uint8_t* end, uint64_t* 
   if (p < end && *p < 0x80) {
     *v = *p;
     return p + 1;
+  }
+  if (end - p >= 3) {  // the usual start deltas (up to 2 ms) without a loop
+    const uint64_t b1 = p[1];
+    if (b1 < 0x80) {
+      *v = (p[0] & 0x7f) | b1 << 7;
+      return p + 2;
+    }
+    const uint64_t b2 = p[2];
+    if (b2 < 0x80) {
+      *v = (p[0] & 0x7f) | (b1 & 0x7f) << 7 | b2 << 14;
+      return p + 3;
+    }
   }
   uint64_t result = 0;
   for (int shift = 0; shift < 70 && p < end; shift += 7) {

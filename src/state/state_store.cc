@@ -35,9 +35,11 @@ struct Node {
 };
 
 int64_t SaturatingAdd(int64_t a, uint64_t b) {
-  const int128 sum = static_cast<int128>(a) + b;
-  return sum > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
-                                                   : static_cast<int64_t>(sum);
+  int64_t sum;
+  if (b <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+      !__builtin_add_overflow(a, static_cast<int64_t>(b), &sum))
+    return sum;
+  return std::numeric_limits<int64_t>::max();
 }
 
 }  // namespace
@@ -49,6 +51,12 @@ struct StoreFile {
   format::Footer f{};
   std::string source_key;
   uint64_t nodes_end = 0;  // the tail's offset
+  // Per attribute, its first interval's start and its last one's end (empty for none):
+  // AtAll reads this array in order and looks only into the attributes alive at t.
+  struct Span {
+    int64_t first = 0, last = 0;
+  };
+  std::vector<Span> spans;
 
   ~StoreFile() {
     if (data) munmap(const_cast<uint8_t*>(data), size);
@@ -203,6 +211,8 @@ class Walker {
     // Checkpoint k marks entry (k + 1) * kCheckpointEvery.
     uint32_t lo = index_ / format::kCheckpointEvery, hi = node_.num_checkpoints;
     const uint64_t offset_t = static_cast<uint64_t>(t - node_.first_start);
+    // Most steps of a view move a few entries: check the next checkpoint before searching.
+    if (lo < hi && (Load<uint64_t>(node_.checkpoints + lo * 8) >> 16) > offset_t) hi = lo;
     while (lo < hi) {
       const uint32_t mid = lo + (hi - lo) / 2;
       if ((Load<uint64_t>(node_.checkpoints + mid * 8) >> 16) <= offset_t)
@@ -224,7 +234,7 @@ class Walker {
     const uint32_t entry = (k + 1) * format::kCheckpointEvery;
     const uint64_t span = static_cast<uint64_t>(node_.end - node_.first_start);
     if (entry >= node_.count || byte >= static_cast<uint64_t>(node_.entries_end - node_.entries) ||
-        time >= span)
+        time >= span || node_.first_start + static_cast<int64_t>(time) < start)
       return;  // a damaged checkpoint: walk instead
     uint64_t delta;
     const uint8_t* p = format::GetVarint(node_.entries + byte, node_.entries_end, &delta);
@@ -309,6 +319,7 @@ Status StoreFile::Check(bool verify_nodes) {
   // checksums then cover every byte of the file, and a hostile index cannot make the
   // checks below read more than the file.
   uint64_t node_bytes = 0, node_count = 0;
+  spans.assign(n, {});  // n is bounded by the file's size (32 bytes per attribute)
   for (AttributeId a = 0; a < n; ++a) {
     const format::AttributeRecord r = attribute(a);
     if (uint64_t{r.path_offset} + r.path_bytes > f.paths.bytes ||
@@ -318,6 +329,7 @@ Status StoreFile::Check(bool verify_nodes) {
         r.first_node > f.num_nodes || r.num_nodes > f.num_nodes - r.first_node)
       return fail(fmt::format("attribute {} out of bounds", a));
     int64_t previous_end = std::numeric_limits<int64_t>::min();
+    if (r.num_nodes > 0) spans[a].first = node_entry(r.first_node).first_start;
     for (uint64_t i = r.first_node; i < r.first_node + r.num_nodes; ++i) {
       const format::NodeIndexEntry e = node_entry(i);
       Node node;
@@ -326,6 +338,7 @@ Status StoreFile::Check(bool verify_nodes) {
         return fail(
             fmt::format("node at offset {} of {} does not hold together", e.offset, path_of(r)));
       previous_end = node.end;
+      spans[a].last = node.end;
       ++node_count;
       node_bytes += sizeof(format::NodeHeader) + (node.entries_end - node.checkpoints);
       if (node_bytes > nodes_end - format::kHeaderBytes)
@@ -397,7 +410,6 @@ std::string_view StateStore::path(AttributeId attribute) const {
 std::optional<AttributeId> StateStore::Find(std::string_view path) const {
   const Impl& s = *impl_;
   uint64_t first = s.f.root_first_child, count = s.f.num_roots;
-  std::optional<AttributeId> found;
   while (true) {
     const size_t slash = path.find('/');
     const std::string_view name = path.substr(0, slash);
@@ -489,7 +501,8 @@ StateInterval StateStore::At(AttributeId attribute, int64_t t) const {
 std::vector<StateInterval> StateStore::AtAll(int64_t t) const {
   std::vector<StateInterval> out;
   for (AttributeId a = 0; a < impl_->f.num_attributes; ++a) {
-    if (impl_->attribute(a).num_nodes == 0) continue;
+    const StoreFile::Span span = impl_->spans[a];
+    if (t < span.first || t >= span.last) continue;
     StateInterval i = At(a, t);
     if (!i.value.is_null()) out.push_back(i);
   }
@@ -503,6 +516,14 @@ void StateStore::Range(std::span<const AttributeId> attributes, int64_t t1, int6
   // The first step boundary t1 + k * step (k >= 0) at or after x.
   auto boundary_from = [&](int64_t x) -> int64_t {
     if (x <= t1) return t1;
+    int64_t distance;  // 64-bit division when it fits: 128-bit division is a slow call
+    if (!__builtin_sub_overflow(x, t1, &distance) && distance < (int64_t{1} << 62) &&
+        step < (int64_t{1} << 62)) {
+      const int64_t b_offset = (distance + step - 1) / step * step;
+      int64_t b;
+      if (!__builtin_add_overflow(t1, b_offset, &b)) return b;
+      return std::numeric_limits<int64_t>::max();
+    }
     const int128 k = (static_cast<int128>(x) - t1 + step - 1) / step;
     const int128 b = t1 + k * step;
     return b > std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::max()
@@ -519,14 +540,21 @@ void StateStore::Range(std::span<const AttributeId> attributes, int64_t t1, int6
       } while (w.Next());
       continue;
     }
+    // The first boundary at or after the entry's start; it only moves forward, mostly by
+    // one step (a division costs more than the rest of a step).
+    int64_t b = t1;
+    auto advance = [&](int64_t from, int64_t x) {
+      for (int i = 0; i < 4 && from < x; ++i)
+        if (__builtin_add_overflow(from, step, &from)) return std::numeric_limits<int64_t>::max();
+      return from < x ? boundary_from(x) : from;
+    };
     while (w.start < t2) {
-      if (!w.value.is_null()) {
-        const int64_t b = boundary_from(w.start);
-        if (w.end - w.start >= step || (b < w.end && b < t2)) out({w.start, w.end, a, w.value});
-      }
+      b = advance(b, w.start);
+      if (!w.value.is_null() && (w.end - w.start >= step || (b < w.end && b < t2)))
+        out({w.start, w.end, a, w.value});
       // An interval between here and the next boundary is shorter than a step (else it
       // would hold that boundary): skip to the one holding the boundary.
-      const int64_t next = boundary_from(w.end);
+      const int64_t next = advance(b, w.end);
       if (!(next >= t2 ? w.Next() : w.SkipTo(next))) break;
     }
   }

@@ -199,6 +199,27 @@ TEST_F(StateStoreTest, SetWithAnUnchangedValueExtendsTheInterval) {
   EXPECT_EQ((*s)->num_intervals(), 2u);
 }
 
+TEST_F(StateStoreTest, AStoreOfSeveralMegabytesReadsBack) {
+  // Larger than the writer's output buffer, so the index starts after partial writes.
+  auto w = StateWriter::Create(Path("big.cws"));
+  ASSERT_TRUE(w.ok());
+  std::vector<AttributeId> ids;
+  for (int i = 0; i < 7; ++i) ids.push_back((*w)->Attribute("a/" + std::to_string(i)));
+  for (int64_t i = 0; i < 700'000; ++i) (*w)->Set(ids[i % 7], i * 3 + i % 5, StateValue::Int(i));
+  ASSERT_TRUE((*w)->Finish(3'000'000).ok());
+  auto s = StateStore::Open(Path("big.cws"));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_GT((*s)->file_bytes(), 2'000'000u);
+  EXPECT_EQ((*s)->num_intervals(), 700'000u);
+  for (int64_t i : {0, 1, 77'777, 400'000, 699'992}) {
+    const StateInterval got = (*s)->At(ids[i % 7], i * 3 + i % 5);
+    EXPECT_EQ(got.value, StateValue::Int(i));
+    EXPECT_EQ(got.start, i * 3 + i % 5);
+    const int64_t j = i + 7;
+    EXPECT_EQ(got.end, j < 700'000 ? j * 3 + j % 5 : 3'000'000);
+  }
+}
+
 TEST_F(StateStoreTest, AnAbandonedWriterLeavesNoFile) {
   {
     auto w = StateWriter::Create(Path("gone.cws"));

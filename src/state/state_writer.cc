@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "fmt/format.h"
 #include "state/attribute_tree.h"
@@ -25,12 +26,16 @@ constexpr size_t kBufferedBytesLimit = size_t{64} << 20;
 constexpr int64_t kNoTime = std::numeric_limits<int64_t>::min();
 
 struct AttributeState {
-  std::vector<uint8_t> entries;  // of the node being filled
-  int64_t first_start = 0;       // of the node being filled
-  int64_t last_start = 0;        // of its last entry
-  int64_t last_end = kNoTime;    // of the attribute's last interval, kNoTime before one
-  StateValue last_value;         // of the node's last entry
-  int64_t open_start = 0;        // Set(): the interval still open
+  // The entries of the node being filled: `used` bytes of a buffer of `capacity`, grown
+  // by doubling (a plain buffer: a vector would zero what it grows, or copy through insert).
+  std::unique_ptr<uint8_t[]> entries;
+  uint32_t used = 0;
+  uint32_t capacity = 0;
+  int64_t first_start = 0;     // of the node being filled
+  int64_t last_start = 0;      // of its last entry
+  int64_t last_end = kNoTime;  // of the attribute's last interval, kNoTime before one
+  StateValue last_value;       // of the node's last entry
+  int64_t open_start = 0;      // Set(): the interval still open
   StateValue open_value;
   uint32_t count = 0;  // entries in the node being filled
   bool open = false;
@@ -114,12 +119,12 @@ struct StateWriter::Impl {
                          s.count,
                          s.first_start,
                          s.last_end,
-                         static_cast<uint32_t>(checkpoints * 8 + s.entries.size()),
+                         static_cast<uint32_t>(checkpoints * 8 + s.used),
                          0};
     Append(&out, h);
     // The checkpoints: one decoding pass over the entries, which are in cache.
-    const uint8_t* p = s.entries.data();
-    const uint8_t* end = p + s.entries.size();
+    const uint8_t* p = s.entries.get();
+    const uint8_t* end = p + s.used;
     int64_t start = s.first_start;
     for (uint32_t i = 0; i < s.count; ++i) {
       if (i > 0) {
@@ -129,19 +134,19 @@ struct StateWriter::Impl {
         start += static_cast<int64_t>(delta);
         if (i % format::kCheckpointEvery == 0) {
           const uint64_t cp = static_cast<uint64_t>(start - s.first_start) << 16 |
-                              static_cast<uint64_t>(entry - s.entries.data());
+                              static_cast<uint64_t>(entry - s.entries.get());
           Append(&out, cp);
         }
       }
       StateValue v;
       p = GetValue(p, end, &v);
     }
-    out.insert(out.end(), s.entries.begin(), s.entries.end());
+    out.insert(out.end(), s.entries.get(), s.entries.get() + s.used);
     const uint32_t crc = format::Crc32(0, out.data() + at, out.size() - at);
     std::memcpy(out.data() + at + offsetof(format::NodeHeader, crc), &crc, sizeof crc);
     nodes.push_back({attribute, s.first_start, offset});
-    buffered_bytes -= s.entries.size();
-    s.entries.clear();
+    buffered_bytes -= s.used;
+    s.used = 0;
     s.count = 0;
     if (out.size() >= kOutBufferBytes) FlushOut();
   }
@@ -149,26 +154,34 @@ struct StateWriter::Impl {
   void FlushAllNodes(bool release_memory) {
     for (AttributeId a = 0; a < states.size(); ++a) {
       FlushNode(states[a], a);
-      if (release_memory) std::vector<uint8_t>().swap(states[a].entries);
+      if (release_memory) {
+        states[a].entries.reset();
+        states[a].capacity = 0;
+      }
     }
   }
 
   // Appends an entry starting at `start` (after the node's last entry's start).
   void AppendEntry(AttributeState& s, AttributeId attribute, int64_t start, const StateValue& v) {
-    if (s.count > 0 && (s.entries.size() + format::kMaxEntryBytes > format::kNodeTargetBytes ||
+    if (s.count > 0 && (s.used + format::kMaxEntryBytes > format::kNodeTargetBytes ||
                         start - s.first_start >= format::kMaxNodeSpan))
       FlushNode(s, attribute);
-    uint8_t tmp[format::kMaxEntryBytes + 10];
-    uint8_t* p = tmp;
-    if (s.count == 0) {
-      s.first_start = start;
-      if (s.entries.capacity() == 0) s.entries.reserve(64);
-    } else {
-      p = format::PutVarint(p, static_cast<uint64_t>(start - s.last_start));
+    if (s.capacity - s.used < format::kMaxEntryBytes) {
+      const uint32_t grown = std::max<uint32_t>(64, s.capacity * 2);
+      auto bigger = std::make_unique_for_overwrite<uint8_t[]>(grown);
+      if (s.used) std::memcpy(bigger.get(), s.entries.get(), s.used);
+      s.entries = std::move(bigger);
+      s.capacity = grown;
     }
+    uint8_t* const begin = s.entries.get() + s.used;
+    uint8_t* p = begin;
+    if (s.count == 0)
+      s.first_start = start;
+    else
+      p = format::PutVarint(p, static_cast<uint64_t>(start - s.last_start));
     p = PutValue(p, v);
-    s.entries.insert(s.entries.end(), tmp, p);
-    buffered_bytes += static_cast<size_t>(p - tmp);
+    s.used += static_cast<uint32_t>(p - begin);
+    buffered_bytes += static_cast<size_t>(p - begin);
     s.last_start = start;
     s.last_value = v;
     ++s.count;
@@ -190,7 +203,7 @@ struct StateWriter::Impl {
       if (start > s.last_end) {
         // A gap at the end of a full node becomes the time between two nodes; the null
         // entry must not itself start a node (which would hold nothing).
-        if (s.entries.size() + 2 * format::kMaxEntryBytes > format::kNodeTargetBytes ||
+        if (s.used + 2 * format::kMaxEntryBytes > format::kNodeTargetBytes ||
             start - s.first_start >= format::kMaxNodeSpan)
           FlushNode(s, attribute);
         else
@@ -278,7 +291,7 @@ Status StateWriter::Finish(int64_t end_ts) {
     s.open = false;
   }
   w.FlushAllNodes(/*release_memory=*/true);
-  Align8(&w.out);
+  w.out.resize(w.out.size() + (8 - w.Offset() % 8) % 8, 0);  // the tail starts aligned
   const uint64_t tail_offset = w.Offset();
 
   // The tail is built in memory (indexes only, no intervals), then checksummed.
