@@ -1,8 +1,9 @@
 // Benchmark: the state store (src/state) beside PostgreSQL and SQLite's R*-tree, on the
 // same intervals, in one run (issue 58, item 6).
 //
-//   store_compare_bench TRACE_DIR --work DIR [--pg CONNINFO] [--runs 3] [--singles 2000]
-//       [--fulls 100] [--views 10] [--threads 500] [--steps 2000] [--window F]... [--seed 1]
+//   store_compare_bench TRACE_DIR --work DIR [--pg CONNINFO] [--no-sqlite] [--runs 3]
+//       [--singles 2000] [--fulls 100] [--views 10] [--threads 500] [--steps 2000]
+//       [--window F]... [--seed 1]
 //
 // The intervals are the thread states of every worker and who ran on each CPU, from the
 // kernel analysis of TRACE_DIR (store_compare/intervals.h). Measured:
@@ -91,6 +92,7 @@ std::string WindowName(double fraction) {
 
 struct Options {
   std::string trace, work, pg;
+  bool sqlite = true;
   int runs = 3, singles = 2000, fulls = 100, views = 10, threads = 500, steps = 2000;
   std::vector<double> windows;
   uint64_t seed = 1;
@@ -149,6 +151,8 @@ Options Parse(int argc, char** argv) {
       o.work = next();
     else if (a == "--pg")
       o.pg = next();
+    else if (a == "--no-sqlite")
+      o.sqlite = false;
     else if (a == "--runs")
       o.runs = std::max(1, std::atoi(next().c_str()));
     else if (a == "--singles")
@@ -171,7 +175,7 @@ Options Parse(int argc, char** argv) {
       Die("unknown argument " + a);
   }
   if (o.trace.empty() || o.work.empty())
-    Die("usage: store_compare_bench TRACE_DIR --work DIR [--pg CONNINFO] [--runs N] "
+    Die("usage: store_compare_bench TRACE_DIR --work DIR [--pg CONNINFO] [--no-sqlite] [--runs N] "
         "[--singles N] [--fulls N] [--views N] [--threads N] [--steps N] [--window F]... "
         "[--seed S]");
   if (o.windows.empty()) o.windows = {1.0, 0.01};
@@ -233,7 +237,8 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Backend>> systems;
   systems.push_back(causeway::bench::MakeStoreBackend(opt.work + "/intervals.store"));
   if (!opt.pg.empty()) systems.push_back(Must(causeway::bench::ConnectPostgres(opt.pg), "pg"));
-  systems.push_back(Must(causeway::bench::OpenSqlite(opt.work + "/intervals.sqlite"), "sqlite"));
+  if (opt.sqlite)
+    systems.push_back(Must(causeway::bench::OpenSqlite(opt.work + "/intervals.sqlite"), "sqlite"));
   std::vector<double> build_s, build_cpu, size_mb;
   for (auto& s : systems) {
     std::fprintf(stderr, "building %s...\n", s->name().c_str());
