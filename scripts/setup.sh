@@ -19,6 +19,7 @@ PACKAGES=(
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
   valgrind
   time                               # GNU time: scripts/bench_events_text.sh's CPU times
+  postgresql libpq-dev libsqlite3-dev sqlite3   # scripts/bench_store.sh: the store beside them
   liblttng-ust-dev lttng-tools        # LTTng-UST: the interop test records with it; the client benchmark
   chromium                           # the HTML report test: a real headless browser
 )
