@@ -1,6 +1,7 @@
 #include "server/cpu_usage_xy.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -123,7 +124,9 @@ class CpuUsageXy : public Output {
       } else {
         continue;
       }
-      for (double& b : busy) b = 100.0 * b / static_cast<double>(step);
+      // Rounded to 1e-4 %: json-bigint (the TSP TypeScript client's parser) fails on
+      // numbers of more than 15 significant digits with a fraction.
+      for (double& b : busy) b = std::round(1e6 * b / static_cast<double>(step)) / 1e4;
       series.push_back(
           {{"seriesId", id},
            {"seriesName", name},

@@ -61,32 +61,35 @@ const char* CauseColor(Cause c) {
 }
 
 // Pieces at the view's resolution: a piece at least one step long is given whole; runs of
-// shorter ones closer than a step to each other are one merged state.
+// shorter ones closer than a step to each other are one merged state, whose hint is the
+// longest piece in it. emit(start, end, piece, merged).
 template <typename Emit>
 void PiecesAtResolution(const std::vector<const requests::Piece*>& pieces, int64_t from, int64_t to,
                         int64_t step, Emit&& emit) {
   const requests::Piece* first = nullptr;
+  const requests::Piece* longest = nullptr;
   int64_t run_end = 0;
   size_t run = 0;
   auto flush = [&] {
-    if (run == 1) emit(first->start, first->end, first);
-    if (run > 1) emit(first->start, run_end, nullptr);
+    if (run == 1) emit(first->start, first->end, first, false);
+    if (run > 1) emit(first->start, run_end, longest, true);
     run = 0;
   };
   for (const requests::Piece* p : pieces) {
     if (p->end < from || p->start > to) continue;
     if (p->end - p->start >= step) {
       flush();
-      emit(p->start, p->end, p);
+      emit(p->start, p->end, p, false);
       continue;
     }
     if (run > 0 && p->start - run_end < step) {
       run_end = p->end;
+      if (p->end - p->start > longest->end - longest->start) longest = p;
       ++run;
       continue;
     }
     flush();
-    first = p;
+    first = longest = p;
     run_end = p->end;
     run = 1;
   }
@@ -167,9 +170,12 @@ class CriticalPathTimeGraph : public Output {
       json states = json::array();
       PiecesAtResolution(
           pieces, q.start, q.end, q.step(),
-          [&](int64_t s, int64_t e, const requests::Piece* piece) {
-            if (!piece) {
-              states.push_back({{"start", s}, {"end", e}, {"style", Style("MULTIPLE")}});
+          [&](int64_t s, int64_t e, const requests::Piece* piece, bool merged) {
+            if (merged) {
+              // Composed styles (the last wins): the hint's colour, MULTIPLE's height.
+              states.push_back({{"start", s},
+                                {"end", e},
+                                {"style", Style(CauseKey(piece->cause) + ",MULTIPLE")}});
               return;
             }
             json one = {{"start", s}, {"end", e}, {"style", Style(CauseKey(piece->cause))}};
@@ -222,9 +228,7 @@ class CriticalPathTimeGraph : public Output {
                                    {"background-color", CauseColor(cause)},
                                    {"height", 1.0}}}};
     }
-    styles["MULTIPLE"] = {
-        {"values",
-         {{"style-name", "several pieces"}, {"background-color", "#bdbdbd"}, {"height", 0.6}}}};
+    styles["MULTIPLE"] = {{"values", {{"style-name", "several pieces"}, {"height", 0.6}}}};
     styles["PATH"] = {
         {"values",
          {{"style-name", "path moves to another thread"}, {"color", "#37474f"}, {"width", 1}}}};

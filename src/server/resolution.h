@@ -2,8 +2,8 @@
 // the next change or the timeline's end) is walked from the view's start to its end by
 // binary search, not edge by edge: an edge at least one step long is given whole; a run of
 // shorter edges is given as one merged state (MULTIPLE) that ends where the next long edge
-// starts. A row thus has at most about two states per step, whatever the number of edges,
-// and costs O(steps · log edges).
+// starts, with a hint of what it holds: the longest of its first kHintEdges edges. A row thus has
+// at most about two states per step, whatever the number of edges, and costs O(steps · log edges).
 #pragma once
 
 #include <algorithm>
@@ -12,10 +12,11 @@
 
 namespace causeway::server {
 
-inline constexpr int64_t kMerged = -1;  // the `edge` of a merged state
+inline constexpr size_t kHintEdges = 16;
 
-// Calls emit(start, end, edge) for each state over [from, to], in time order; `edge` is
-// the index into `ts` of a whole edge, or kMerged. `ts` non-decreasing; edge i lasts until
+// Calls emit(start, end, edge, merged) for each state over [from, to], in time order;
+// `edge` is the index into `ts` of a whole edge (merged false), or of the hint of a merged
+// run (merged true). `ts` non-decreasing; edge i lasts until
 // ts[i + 1], the last one until `timeline_end`.
 template <typename Emit>
 void ForEachStateAtResolution(const std::vector<int64_t>& ts, int64_t timeline_end, int64_t from,
@@ -29,7 +30,7 @@ void ForEachStateAtResolution(const std::vector<int64_t>& ts, int64_t timeline_e
   while (i < n && ts[i] <= to) {
     const int64_t start = ts[i];
     if (edge_end(i) - start >= step || i + 1 == n) {
-      if (edge_end(i) > start || n == 1) emit(start, edge_end(i), static_cast<int64_t>(i));
+      if (edge_end(i) > start || n == 1) emit(start, edge_end(i), i, false);
       ++i;
       continue;
     }
@@ -40,9 +41,12 @@ void ForEachStateAtResolution(const std::vector<int64_t>& ts, int64_t timeline_e
         ts.begin());
     if (j - 1 > i && edge_end(j - 1) - ts[j - 1] >= step) --j;
     if (j == i + 1) {
-      if (edge_end(i) > start) emit(start, edge_end(i), static_cast<int64_t>(i));
+      if (edge_end(i) > start) emit(start, edge_end(i), i, false);
     } else {
-      emit(start, edge_end(j - 1), kMerged);
+      size_t hint = i;
+      for (size_t k = i + 1; k < j && k < i + kHintEdges; ++k)
+        if (edge_end(k) - ts[k] > edge_end(hint) - ts[hint]) hint = k;
+      emit(start, edge_end(j - 1), hint, true);
     }
     i = j;
   }

@@ -134,15 +134,19 @@ class ThreadTimeGraph : public Output {
       const graph::Worker& k = g.worker(w);
       json states = json::array();
       ForEachStateAtResolution(
-          k.ts, g.WorkerEnd(w), q.start, q.end, q.step(), [&](int64_t s, int64_t e, int64_t edge) {
-            if (edge == kMerged) {
-              states.push_back({{"start", s}, {"end", e}, {"style", Style("MULTIPLE")}});
+          k.ts, g.WorkerEnd(w), q.start, q.end, q.step(),
+          [&](int64_t s, int64_t e, size_t edge, bool merged) {
+            const graph::State st = k.state(edge);
+            if (merged) {
+              // Composed styles (the last wins): the hint's colour, MULTIPLE's height.
+              states.push_back({{"start", s},
+                                {"end", e},
+                                {"style", Style(std::string(graph::StateName(st)) + ",MULTIPLE")}});
               return;
             }
-            const graph::State st = k.state(static_cast<size_t>(edge));
             if (st == graph::State::kNone) return;
             json one = {{"start", s}, {"end", e}, {"style", Style(graph::StateName(st))}};
-            if (const graph::StringId qual = k.qualifier(static_cast<size_t>(edge)); qual != 0)
+            if (const graph::StringId qual = k.qualifier(edge); qual != 0)
               one["label"] = std::string(g.str(qual));
             states.push_back(std::move(one));
           });
@@ -222,9 +226,7 @@ json StateStyles() {
           {"background-color", StateColor(st)},
           {"height", 1.0}}}};
   }
-  styles["MULTIPLE"] = {
-      {"values",
-       {{"style-name", "several states"}, {"background-color", "#bdbdbd"}, {"height", 0.6}}}};
+  styles["MULTIPLE"] = {{"values", {{"style-name", "several states"}, {"height", 0.6}}}};
   styles["WAKEUP"] = {{"values", {{"style-name", "wake-up"}, {"color", "#37474f"}, {"width", 1}}}};
   styles["PACKET"] = {{"values", {{"style-name", "packet"}, {"color", "#1565c0"}, {"width", 1}}}};
   styles["FORK"] = {{"values", {{"style-name", "fork"}, {"color", "#6a1b9a"}, {"width", 1}}}};
