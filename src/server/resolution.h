@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -37,7 +38,7 @@ void ForEachStateAtResolution(const std::vector<int64_t>& ts, int64_t timeline_e
     // Short edges from here: every edge starting before start + step joins the merge, but
     // for a last one long enough to be drawn by itself.
     size_t j = static_cast<size_t>(
-        std::lower_bound(ts.begin() + static_cast<ptrdiff_t>(i) + 1, ts.end(), start + step) -
+        std::lower_bound(ts.begin() + static_cast<std::ptrdiff_t>(i) + 1, ts.end(), start + step) -
         ts.begin());
     if (j - 1 > i && edge_end(j - 1) - ts[j - 1] >= step) --j;
     if (j == i + 1) {
