@@ -53,3 +53,11 @@ if [ ! -d tests/otel/node_modules/@opentelemetry/sdk-node ]; then
   echo "causeway setup: npm ci in tests/otel (OpenTelemetry JS SDK)" >&2
   npm ci --prefix tests/otel --no-audit --no-fund --loglevel=error >/dev/null
 fi
+
+# The Trace Server Protocol's TypeScript client (npm), pinned by tests/tsp/package-lock.json,
+# for the `causeway serve` test (its json-bigint is overridden to the registry's 1.0.0: the
+# package declares a git URL).
+if [ ! -d tests/tsp/node_modules/tsp-typescript-client ]; then
+  echo "causeway setup: npm ci in tests/tsp (tsp-typescript-client)" >&2
+  npm ci --prefix tests/tsp --no-audit --no-fund --loglevel=error >/dev/null
+fi

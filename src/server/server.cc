@@ -2,12 +2,21 @@
 
 #include <httplib.h>
 
+#include <chrono>
+
 #include "server/access.h"
 #include "server/json_reply.h"
 #include "server/tsp_routes.h"
 #include "server/ui_routes.h"
 
 namespace causeway::server {
+namespace {
+
+// When the request being handled on this worker thread was routed (a request is handled on
+// one thread from routing to answer).
+thread_local std::chrono::steady_clock::time_point handler_start;
+
+}  // namespace
 
 AnalysisServer::AnalysisServer(ServerOptions options, Experiments* experiments)
     : options_(std::move(options)),
@@ -26,6 +35,7 @@ AnalysisServer::AnalysisServer(ServerOptions options, Experiments* experiments)
   // Every request, the UI's files included, shows the token when there is one.
   const std::string token = options_.token;
   http.set_pre_routing_handler([token](const httplib::Request& req, httplib::Response& res) {
+    handler_start = std::chrono::steady_clock::now();
     if (token.empty()) return httplib::Server::HandlerResponse::Unhandled;
     const bool ok = BearerTokenMatches(req.get_header_value("Authorization"), token) ||
                     (req.has_param("access_token") &&
@@ -35,6 +45,14 @@ AnalysisServer::AnalysisServer(ServerOptions options, Experiments* experiments)
     ReplyError(res, 401, "Unauthorized",
                "this server requires a token: send the header 'Authorization: Bearer TOKEN'");
     return httplib::Server::HandlerResponse::Handled;
+  });
+  // The time the server spent on the answer (before sending it), for clients that measure
+  // the server apart from the network: Server-Timing (W3C).
+  http.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - handler_start)
+            .count();
+    res.set_header("Server-Timing", "handler;dur=" + std::to_string(ms));
   });
   // A handler that throws (a bug, or memory exhausted) answers 500 and the server goes on.
   http.set_exception_handler(
