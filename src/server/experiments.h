@@ -71,8 +71,8 @@ class Experiments {
   std::optional<ExperimentInfo> Find(const std::string& uuid) const;
   std::optional<ExperimentInfo> Close(const std::string& uuid);
 
-  // The analysis of a trace's own directory when some experiment holds exactly it (its
-  // start, end and event count), else nullptr.
+  // The analysis of an experiment that holds the trace (for its start, end and event
+  // count), else nullptr.
   std::shared_ptr<const ExperimentData> DataOfTrace(const std::string& uuid) const;
 
   const AllowedRoots& roots() const { return roots_; }
