@@ -13,7 +13,7 @@ PACKAGES=(
   libbpf-dev bpftool libelf-dev zlib1g-dev   # the recorder: eBPF programs, CO-RE skeleton
   iproute2 util-linux                # record tests: network namespaces, setpriv, unshare
   tar zstd                           # the demo recordings committed as test data (.tar.zst)
-  libcpp-httplib-dev                 # the demo: HTTP between its services
+  libcpp-httplib-dev                 # the demo (HTTP between its services), causeway serve
   libnats-dev nats-server            # Pivot Tracing: agents and `causeway pivot` talk over NATS
   babeltrace2                        # the reference CTF reader, used by tests and benchmarks
   linux-perf                         # perf data convert --to-ctf, for the perf interop test
@@ -53,4 +53,12 @@ fi
 if [ ! -d tests/otel/node_modules/@opentelemetry/sdk-node ]; then
   echo "causeway setup: npm ci in tests/otel (OpenTelemetry JS SDK)" >&2
   npm ci --prefix tests/otel --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
+# The Trace Server Protocol's TypeScript client (npm), pinned by tests/tsp/package-lock.json,
+# for the `causeway serve` test (its json-bigint is overridden to the registry's 1.0.0: the
+# package declares a git URL).
+if [ ! -d tests/tsp/node_modules/tsp-typescript-client ]; then
+  echo "causeway setup: npm ci in tests/tsp (tsp-typescript-client)" >&2
+  npm ci --prefix tests/tsp --no-audit --no-fund --loglevel=error >/dev/null
 fi

@@ -23,5 +23,6 @@ Runner RegisterExport(CLI::App& app);
 Runner RegisterPivot(CLI::App& app);
 Runner RegisterIndex(CLI::App& app);
 Runner RegisterIo(CLI::App& app);
+Runner RegisterServe(CLI::App& app);
 
 }  // namespace causeway::cli
