@@ -13,7 +13,7 @@ PACKAGES=(
   libbpf-dev bpftool libelf-dev zlib1g-dev   # the recorder: eBPF programs, CO-RE skeleton
   iproute2 util-linux                # record tests: network namespaces, setpriv, unshare
   tar zstd                           # the demo recordings committed as test data (.tar.zst)
-  libcpp-httplib-dev                 # the demo: HTTP between its services
+  libcpp-httplib-dev                 # the demo (HTTP between its services), causeway serve
   libnats-dev nats-server            # Pivot Tracing: agents and `causeway pivot` talk over NATS
   babeltrace2                        # the reference CTF reader, used by tests and benchmarks
   linux-perf                         # perf data convert --to-ctf, for the perf interop test

@@ -1,0 +1,236 @@
+#include "server/thread_timegraph.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "server/query_params.h"
+#include "server/resolution.h"
+
+namespace causeway::server {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxArrows = 20000;
+
+const char* StateColor(graph::State s) {
+  switch (s) {
+    case graph::State::kRunning:
+      return "#2e7d32";
+    case graph::State::kPreempted:
+      return "#f9a825";
+    case graph::State::kBlocked:
+      return "#9e9e9e";
+    case graph::State::kInterrupted:
+      return "#ef6c00";
+    case graph::State::kTimer:
+      return "#00897b";
+    case graph::State::kNetwork:
+      return "#1565c0";
+    case graph::State::kBlockDevice:
+      return "#6d4c41";
+    case graph::State::kBlockQueue:
+      return "#a1887f";
+    case graph::State::kUserInput:
+      return "#5e35b1";
+    case graph::State::kIpi:
+      return "#ad1457";
+    case graph::State::kUnknown:
+      return "#cfcfcf";
+    case graph::State::kNone:
+      return "#ffffff";
+  }
+  return "#cfcfcf";
+}
+
+json Style(std::string_view key) {
+  return {{"parentKey", std::string(key)}, {"values", json::object()}};
+}
+
+class ThreadTimeGraph : public Output {
+ public:
+  std::string id() const override { return "causeway.threads"; }
+  std::string type() const override { return "TIME_GRAPH"; }
+  std::string name() const override { return "Threads"; }
+  std::string description() const override {
+    return "Every thread's state over time (running, preempted, blocked, network, disk...), "
+           "with arrows for the wake-ups, packets and forks that ended its waits";
+  }
+
+  StatusOr<json> Tree(const ExperimentData& d, const json&) const override {
+    const graph::ExecutionGraph& g = d.recording.kernel->graph;
+    json entries = json::array();
+    for (uint32_t h = 0; h < g.hosts().size(); ++h)
+      entries.push_back({{"id", kHostEntryBase + h},
+                         {"parentId", -1},
+                         {"labels", {g.hosts()[h], ""}},
+                         {"start", d.begin},
+                         {"end", d.end},
+                         {"hasData", false}});
+    // Processes by (host, pid), named by their main thread when the trace has it.
+    std::map<std::pair<uint32_t, int32_t>, int64_t> process_ids;
+    std::map<std::pair<uint32_t, int32_t>, std::pair<int64_t, int64_t>> process_range;
+    for (uint32_t w = 0; w < g.num_workers(); ++w) {
+      const graph::Worker& k = g.worker(w);
+      if (k.pid < 0) continue;
+      auto key = std::make_pair(k.host, k.pid);
+      auto [it, fresh] = process_range.try_emplace(key, k.start(), g.WorkerEnd(w));
+      if (!fresh) {
+        it->second.first = std::min(it->second.first, k.start());
+        it->second.second = std::max(it->second.second, g.WorkerEnd(w));
+      }
+    }
+    int64_t next = kProcessEntryBase;
+    for (const auto& [key, range] : process_range) {
+      std::string pname = fmt::format("pid {}", key.second);
+      for (uint32_t w = 0; w < g.num_workers(); ++w)
+        if (g.worker(w).host == key.first && g.worker(w).tid == key.second) {
+          pname = g.worker(w).name;
+          break;
+        }
+      process_ids[key] = next;
+      entries.push_back({{"id", next++},
+                         {"parentId", kHostEntryBase + key.first},
+                         {"labels", {pname, std::to_string(key.second)}},
+                         {"start", range.first},
+                         {"end", range.second},
+                         {"hasData", false}});
+    }
+    for (uint32_t w = 0; w < g.num_workers(); ++w) {
+      const graph::Worker& k = g.worker(w);
+      const int64_t parent = k.pid >= 0 ? process_ids[{k.host, k.pid}] : kHostEntryBase + k.host;
+      entries.push_back(
+          {{"id", ThreadEntryId(w)},
+           {"parentId", parent},
+           {"labels", {k.name, std::to_string(k.tid)}},
+           {"start", k.start()},
+           {"end", g.WorkerEnd(w)},
+           {"hasData", true},
+           {"metadata", {{"tid", {k.tid}}, {"pid", {k.pid}}, {"host", {g.hosts()[k.host]}}}}});
+    }
+    return json{{"entries", std::move(entries)},
+                {"headers",
+                 {{{"name", "Thread"}, {"tooltip", "host, process, thread"}},
+                  {{"name", "TID"}, {"tooltip", "thread or process id"}}}},
+                {"autoExpandLevel", -1}};
+  }
+
+  StatusOr<json> States(const ExperimentData& d, const json& p) const override {
+    const graph::ExecutionGraph& g = d.recording.kernel->graph;
+    ASSIGN_OR_RETURN(TimeQuery q, ParseTimeQuery(p, {d.begin, d.end, kDefaultSamples}, true));
+    ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> items, ParseItems(p));
+    std::vector<uint32_t> workers;
+    if (items) {
+      for (int64_t id : *items)
+        if (id >= 1 && id <= static_cast<int64_t>(g.num_workers()))
+          workers.push_back(static_cast<uint32_t>(id - 1));
+    } else {
+      for (uint32_t w = 0; w < g.num_workers(); ++w) workers.push_back(w);
+    }
+    json rows = json::array();
+    for (uint32_t w : workers) {
+      const graph::Worker& k = g.worker(w);
+      json states = json::array();
+      ForEachStateAtResolution(
+          k.ts, g.WorkerEnd(w), q.start, q.end, q.step(), [&](int64_t s, int64_t e, int64_t edge) {
+            if (edge == kMerged) {
+              states.push_back({{"start", s}, {"end", e}, {"style", Style("MULTIPLE")}});
+              return;
+            }
+            const graph::State st = k.state(static_cast<size_t>(edge));
+            if (st == graph::State::kNone) return;
+            json one = {{"start", s}, {"end", e}, {"style", Style(graph::StateName(st))}};
+            if (const graph::StringId qual = k.qualifier(static_cast<size_t>(edge)); qual != 0)
+              one["label"] = std::string(g.str(qual));
+            states.push_back(std::move(one));
+          });
+      rows.push_back({{"entryId", ThreadEntryId(w)}, {"states", std::move(states)}});
+    }
+    return json{{"rows", std::move(rows)}};
+  }
+
+  StatusOr<json> Arrows(const ExperimentData& d, const json& p) const override {
+    const graph::ExecutionGraph& g = d.recording.kernel->graph;
+    ASSIGN_OR_RETURN(TimeQuery q, ParseTimeQuery(p, {d.begin, d.end, kDefaultSamples}, true));
+    const int64_t step = q.step();
+    json arrows = json::array();
+    for (uint32_t w = 0; w < g.num_workers() && arrows.size() < kMaxArrows; ++w) {
+      const graph::Worker& k = g.worker(w);
+      // In-links are sorted by target vertex, whose times are sorted: the first one in the
+      // view by binary search.
+      auto first =
+          std::lower_bound(k.in.begin(), k.in.end(), q.start,
+                           [&](const graph::InLink& l, int64_t t) { return k.ts[l.vertex] < t; });
+      int64_t last_end = INT64_MIN;
+      graph::WorkerId last_from = graph::kNoWorker;
+      for (auto it = first; it != k.in.end() && arrows.size() < kMaxArrows; ++it) {
+        const int64_t end = k.ts[it->vertex];
+        if (end > q.end) break;
+        // Arrows into one thread from the same thread less than a step apart are one.
+        if (it->from_worker == last_from && end - last_end < step) continue;
+        if (it->from_worker >= g.num_workers()) continue;
+        const graph::Worker& from = g.worker(it->from_worker);
+        const int64_t start = from.ts[std::min<size_t>(it->from_vertex(), from.size() - 1)];
+        arrows.push_back({{"sourceId", ThreadEntryId(it->from_worker)},
+                          {"targetId", ThreadEntryId(w)},
+                          {"start", start},
+                          {"end", end},
+                          {"style", Style(it->kind() == graph::LinkKind::kWakeup    ? "WAKEUP"
+                                          : it->kind() == graph::LinkKind::kNetwork ? "PACKET"
+                                                                                    : "FORK")}});
+        last_end = end;
+        last_from = it->from_worker;
+      }
+    }
+    return arrows;
+  }
+
+  StatusOr<json> Tooltip(const ExperimentData& d, const json& p) const override {
+    const graph::ExecutionGraph& g = d.recording.kernel->graph;
+    ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> items, ParseItems(p, 1));
+    ASSIGN_OR_RETURN(TimeQuery q, ParseTimeQuery(p, {d.begin, d.end, 1}, true));
+    if (!items || items->empty()) return InvalidArgument("requested_items: one thread entry id");
+    const int64_t id = items->front();
+    if (id < 1 || id > static_cast<int64_t>(g.num_workers())) return json::object();
+    const uint32_t w = static_cast<uint32_t>(id - 1);
+    const graph::Worker& k = g.worker(w);
+    auto it = std::upper_bound(k.ts.begin(), k.ts.end(), q.start);
+    if (it == k.ts.begin()) return json::object();
+    const size_t v = static_cast<size_t>(it - k.ts.begin()) - 1;
+    json out = {{"Thread", fmt::format("{} (tid {})", k.name, k.tid)},
+                {"State", std::string(graph::StateName(k.state(v)))},
+                {"Start", std::to_string(k.ts[v])},
+                {"Duration (ns)", std::to_string(g.EdgeEnd(w, v) - k.ts[v])}};
+    if (k.qualifier(v) != 0) out["Detail"] = std::string(g.str(k.qualifier(v)));
+    return out;
+  }
+
+  json Styles() const override { return StateStyles(); }
+};
+
+}  // namespace
+
+json StateStyles() {
+  json styles = json::object();
+  for (int s = 0; s < graph::kNumStates; ++s) {
+    const auto st = static_cast<graph::State>(s);
+    styles[std::string(graph::StateName(st))] = {
+        {"values",
+         {{"style-name", std::string(graph::StateNameLower(st))},
+          {"background-color", StateColor(st)},
+          {"height", 1.0}}}};
+  }
+  styles["MULTIPLE"] = {
+      {"values",
+       {{"style-name", "several states"}, {"background-color", "#bdbdbd"}, {"height", 0.6}}}};
+  styles["WAKEUP"] = {{"values", {{"style-name", "wake-up"}, {"color", "#37474f"}, {"width", 1}}}};
+  styles["PACKET"] = {{"values", {{"style-name", "packet"}, {"color", "#1565c0"}, {"width", 1}}}};
+  styles["FORK"] = {{"values", {{"style-name", "fork"}, {"color", "#6a1b9a"}, {"width", 1}}}};
+  return {{"styles", std::move(styles)}};
+}
+
+std::unique_ptr<Output> MakeThreadTimeGraph() { return std::make_unique<ThreadTimeGraph>(); }
+
+}  // namespace causeway::server
