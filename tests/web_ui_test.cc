@@ -3,17 +3,16 @@
 // The slowest request is picked from the list, the timeline zoomed and panned; what it drew
 // must be what the API answers for the same window, the URL must hold the view and a reload
 // restore it, nothing may be fetched from elsewhere. Leaves a screenshot in the temp dir.
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -37,32 +36,16 @@ std::string WhyNoBrowser() {
   return "";
 }
 
-// A port free on the loopback now (the kernel's choice), for the server to bind next.
-int FreePort() {
-  const int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  close(s);
-  return port;
-}
-
 // `causeway serve` in the background, its output in `log`; killed when destroyed.
 class Server {
  public:
-  Server(const std::string& recording, int port, const std::string& log) {
+  Server(const std::string& recording, const std::string& log) : log_(log) {
     pid_ = fork();
     if (pid_ == 0) {
       const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, 1);
       dup2(fd, 2);
-      const std::string p = std::to_string(port);
-      execl(CAUSEWAY_CLI, CAUSEWAY_CLI, "serve", recording.c_str(), "--port", p.c_str(),
+      execl(CAUSEWAY_CLI, CAUSEWAY_CLI, "serve", recording.c_str(), "--port", "0",
             static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -78,8 +61,28 @@ class Server {
     }
   }
 
+  // The address it listens on, once it says so (it analyses the recording first): empty
+  // when it exits or 60 s pass.
+  std::string WaitForAddress() const {
+    const std::string prefix = "listening on ";
+    for (int i = 0; i < 600; ++i) {
+      std::ifstream in(log_);
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      if (const size_t at = text.find(prefix); at != std::string::npos) {
+        const size_t end = text.find('/', text.find("//", at) + 2);
+        if (end != std::string::npos)
+          return text.substr(at + prefix.size(), end - at - prefix.size());
+      }
+      if (waitpid(pid_, nullptr, WNOHANG) != 0) return "";
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return "";
+  }
+
  private:
   pid_t pid_ = -1;
+  std::string log_;
 };
 
 std::set<std::string> Keys(const json& list) {
@@ -97,15 +100,17 @@ TEST(WebUiTest, PicksTheSlowestZoomsAndDrawsWhatTheApiAnswers) {
   }
   testing::TempDir tmp;
   const std::string archive = std::string(CAUSEWAY_TEST_DATA) + "/recordings/demo-lock.tar.zst";
-  ASSERT_EQ(testing::RunCommand("tar --zstd -xf '" + archive + "' -C '" + tmp.path() + "'").exit_code, 0);
-  const int port = FreePort();
-  ASSERT_GT(port, 0);
-  Server server(tmp.path() + "/lock", port, tmp.path() + "/serve.log");
+  ASSERT_EQ(
+      testing::RunCommand("tar --zstd -xf '" + archive + "' -C '" + tmp.path() + "'").exit_code, 0);
+  const std::string log = tmp.path() + "/serve.log";
+  Server server(tmp.path() + "/lock", log);
+  const std::string address = server.WaitForAddress();
+  ASSERT_FALSE(address.empty()) << testing::RunCommand("cat " + log).out;
+  EXPECT_EQ(address.rfind("http://127.0.0.1:", 0), 0u) << address;  // loopback by default
   const std::string png = tmp.path() + "/ui.png";
   auto r = testing::RunCommand("node " + std::string(CAUSEWAY_SOURCE_DIR) +
-                               "/tests/browser/check_ui.js http://127.0.0.1:" +
-                               std::to_string(port) + " " + png);
-  ASSERT_EQ(r.exit_code, 0) << r.out << testing::RunCommand("cat " + tmp.path() + "/serve.log").out;
+                               "/tests/browser/check_ui.js " + address + " " + png);
+  ASSERT_EQ(r.exit_code, 0) << r.out << testing::RunCommand("cat " + log).out;
   const json j = json::parse(r.out.substr(r.out.find('{')), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << r.out;
 
@@ -131,7 +136,8 @@ TEST(WebUiTest, PicksTheSlowestZoomsAndDrawsWhatTheApiAnswers) {
   // The URL holds the view (request and window); a reload restores it.
   const std::string hash = j["hash"];
   EXPECT_NE(hash.find("request=" + j["slowest"].get<std::string>()), std::string::npos) << hash;
-  EXPECT_NE(hash.find("begin=" + std::to_string(w["begin"].get<int64_t>())), std::string::npos) << hash;
+  EXPECT_NE(hash.find("begin=" + std::to_string(w["begin"].get<int64_t>())), std::string::npos)
+      << hash;
   EXPECT_NE(hash.find("end=" + std::to_string(w["end"].get<int64_t>())), std::string::npos) << hash;
   // Panned: same width, moved later (dragged to the left).
   const json& panned = j["panned"];

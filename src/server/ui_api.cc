@@ -12,6 +12,7 @@
 #include "report/request_diagnosis.h"
 #include "report/request_format.h"
 #include "requests/request_analysis.h"
+#include "server/resolution.h"
 
 namespace causeway::server {
 namespace {
@@ -33,11 +34,6 @@ struct Window {
   // The pixel column of t (may be outside [0, pixels) for times outside the window).
   int64_t Column(int64_t t) const {
     return static_cast<int64_t>(std::floor(static_cast<double>(t - begin) / ns_per_pixel()));
-  }
-  // The first time of the column after t's.
-  int64_t NextColumnStart(int64_t t) const {
-    const double next = static_cast<double>(Column(t) + 1) * ns_per_pixel();
-    return std::max<int64_t>(t + 1, begin + static_cast<int64_t>(std::ceil(next)));
   }
   json ToJson() const {
     return {{"begin", begin}, {"end", end}, {"pixels", pixels}, {"ns_per_pixel", ns_per_pixel()}};
@@ -404,34 +400,22 @@ json UiThreadsJson(const analysis::RecordingAnalysis& r, const std::vector<Worke
       if (mixed) x["mixed"] = true;
       states.push_back(std::move(x));
     };
-    // The vertex whose edge covers t (the first one before the worker's start).
-    auto covering = [&](int64_t t) {
-      const size_t v =
-          static_cast<size_t>(std::upper_bound(k.ts.begin(), k.ts.end(), t) - k.ts.begin());
-      return v == 0 ? size_t{0} : v - 1;
-    };
     if (k.ts.empty()) continue;
-    int64_t at = std::max(abs.begin, k.ts.front());
-    const double npp = abs.ns_per_pixel();
-    // Edges a pixel wide or more are drawn as they are; a run of narrower ones becomes one
-    // state per pixel, the one at its middle, marked mixed: work in pixels, not in edges.
-    for (size_t v = covering(at); at < abs.end && v < k.size();) {
-      const int64_t e = std::min(g.EdgeEnd(id, v), abs.end);
-      if (e <= at) {
-        ++v;
-        continue;
-      }
-      if (static_cast<double>(e - at) >= npp) {
-        emit(at, e, k.state(v), false);
-        at = e;
-        ++v;
-      } else {
-        const int64_t pe = std::min(abs.NextColumnStart(at), abs.end);
-        emit(at, pe, k.state(covering(at + (pe - at) / 2)), true);
-        at = pe;
-        v = covering(at);
-      }
-    }
+    // The state of the edge covering t (merged runs show the one at their middle).
+    auto state_at = [&](int64_t t) {
+      const auto v = std::upper_bound(k.ts.begin(), k.ts.end(), t) - k.ts.begin();
+      return k.state(v == 0 ? 0 : static_cast<size_t>(v - 1));
+    };
+    const int64_t step = std::max<int64_t>(1, static_cast<int64_t>(abs.ns_per_pixel()));
+    ForEachStateAtResolution(k.ts, g.end(), abs.begin, abs.end, step,
+                             [&](int64_t s, int64_t e, int64_t edge) {
+                               s = std::max(s, abs.begin);
+                               e = std::min(e, abs.end);
+                               if (edge == kMerged)
+                                 emit(s, e, state_at(s + (e - s) / 2), true);
+                               else
+                                 emit(s, e, k.state(static_cast<size_t>(edge)), false);
+                             });
     lanes.push_back({{"worker", id},
                      {"label", r.requests.ThreadLabel(g, id)},
                      {"host", g.hosts()[k.host]},
