@@ -1,8 +1,13 @@
 // The UI's JSON endpoints (src/server/ui_api.h): every time is ns from `origin`.
+// A server started with --token is opened as /?access_token=T: every fetch carries it.
+const token = new URLSearchParams(window.location.search).get("access_token");
+
 async function get(path) {
-  const r = await fetch(path, { headers: { Accept: "application/json" } });
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = "Bearer " + token;
+  const r = await fetch(path, { headers });
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) throw new Error(body.error || body.message || `${r.status} ${r.statusText}`);
+  if (!r.ok) throw new Error(body.title || body.detail || `${r.status} ${r.statusText}`);
   return body;
 }
 

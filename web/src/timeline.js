@@ -116,7 +116,9 @@ export class Timeline {
       c.fillRect(0, r.y, width, r.h);
       c.fillStyle = r.kind === "thread" ? "#333" : "#000";
       c.font = r.kind === "thread" ? "11px system-ui, sans-serif" : "bold 11px system-ui, sans-serif";
-      c.fillText(r.text.length > 38 ? r.text.slice(0, 37) + "…" : r.text, 6, r.y + 14);
+      let text = r.text;
+      while (text.length > 4 && c.measureText(text).width > LABEL_WIDTH - 14) text = text.slice(0, -2) + "…";
+      c.fillText(text, 6, r.y + 14);
       if (r.kind !== "thread") {
         // The request's span as a bar.
         const x0 = clipX(this.x(r.start)), x1 = clipX(this.x(r.end));
