@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/browser.h"
 #include "support/test_util.h"
 
 namespace causeway {
@@ -26,15 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string WhyNoBrowser() {
-  const std::string dir = std::string(CAUSEWAY_SOURCE_DIR) + "/tests/browser";
-  if (!fs::exists("/usr/bin/chromium")) return "Debian's chromium is not installed";
-  if (!testing::HaveProgram("node")) return "node is not installed";
-  if (!fs::exists(dir + "/node_modules/playwright-core"))
-    return "playwright-core is not installed (npm ci --prefix tests/browser)";
-  return "";
-}
 
 // `causeway serve` in the background, its output in `log`; killed when destroyed.
 class Server {
@@ -92,12 +84,7 @@ std::set<std::string> Keys(const json& list) {
 }
 
 TEST(WebUiTest, PicksTheSlowestZoomsAndDrawsWhatTheApiAnswers) {
-  const std::string why = WhyNoBrowser();
-  if (!why.empty()) {
-    if (const char* ci = std::getenv("CI"); ci && std::string(ci) == "true")
-      FAIL() << "CI must run the browser test: " << why << " (scripts/setup.sh installs it)";
-    GTEST_SKIP() << "Skipped: " << why;
-  }
+  SKIP_UNLESS_BROWSER();
   testing::TempDir tmp;
   const std::string archive = std::string(CAUSEWAY_TEST_DATA) + "/recordings/demo-lock.tar.zst";
   ASSERT_EQ(
