@@ -49,3 +49,6 @@ echo "Kernel trace:  $out/kernel   (babeltrace2 $out/kernel; causeway threads/cr
 echo "Spans:         $(ls "$out"/spans/*.json 2>/dev/null | tr '\n' ' ')"
 if [ -d "$out/ust" ]; then echo "Span events:   $out/ust"; fi
 echo "Next: causeway request $out ID   (any request from the table above)"
+echo
+echo "Explore it in the browser (the web UI: request list, zoomable critical paths, pie, levels):"
+echo "  $cw serve $out --port 8080    # then open http://127.0.0.1:8080/"

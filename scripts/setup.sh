@@ -48,6 +48,13 @@ if [ ! -d tests/browser/node_modules/playwright-core ]; then
   npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error >/dev/null
 fi
 
+# esbuild (npm), pinned by web/package-lock.json: the build bundles the web UI with it
+# (web/CMakeLists.txt); without it `causeway serve` says the UI was not built.
+if [ ! -d web/node_modules/esbuild ]; then
+  echo "causeway setup: npm ci in web (esbuild, the web UI's bundler)" >&2
+  npm ci --prefix web --no-audit --no-fund --loglevel=error >/dev/null
+fi
+
 # The official OpenTelemetry JS SDK (npm), pinned by tests/otel/package-lock.json, for the
 # Node.js test services that Causeway records with no change to their code.
 if [ ! -d tests/otel/node_modules/@opentelemetry/sdk-node ]; then

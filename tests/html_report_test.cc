@@ -12,6 +12,7 @@
 
 #include "report/request_html.h"
 #include "requests/request_analysis.h"
+#include "support/browser.h"
 #include "support/kernel_scenario.h"
 #include "support/test_util.h"
 
@@ -19,15 +20,6 @@ namespace causeway {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string WhyNoBrowser() {
-  const std::string dir = std::string(CAUSEWAY_SOURCE_DIR) + "/tests/browser";
-  if (!fs::exists("/usr/bin/chromium")) return "Debian's chromium is not installed";
-  if (!testing::HaveProgram("node")) return "node is not installed";
-  if (!fs::exists(dir + "/node_modules/playwright-core"))
-    return "playwright-core is not installed (npm ci --prefix tests/browser)";
-  return "";
-}
 
 spans::Span Root(uint64_t trace, int32_t tid, int64_t start, int64_t end) {
   spans::Span s;
@@ -43,12 +35,7 @@ spans::Span Root(uint64_t trace, int32_t tid, int64_t start, int64_t end) {
 }
 
 TEST(HtmlReportTest, RendersTimelineArrowsAndPieInChromium) {
-  const std::string why = WhyNoBrowser();
-  if (!why.empty()) {
-    if (const char* ci = std::getenv("CI"); ci && std::string(ci) == "true")
-      FAIL() << "CI must run the browser test: " << why << " (scripts/setup.sh installs it)";
-    GTEST_SKIP() << "Skipped: " << why;
-  }
+  SKIP_UNLESS_BROWSER();
   // Three requests: A waits for B's lock, B for C's (seed 000 Figure 6).
   testing::KernelScenario k(R"(
     0 cpu0 switch 0 -> 1:a

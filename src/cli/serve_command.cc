@@ -148,8 +148,8 @@ Runner RegisterServe(CLI::App& app) {
                   "Directories clients may open traces from (default: the trace directories "
                   "given)");
   cmd->add_option("--ui", o->ui_dir,
-                  "The web UI's built files (default: share/causeway/ui beside the binary, or "
-                  "$CAUSEWAY_UI_DIR)");
+                  "A directory of web UI files to serve at / instead of the UI built into the "
+                  "binary (default: $CAUSEWAY_UI_DIR when set)");
   return [o] { return RunServe(*o); };
 }
 

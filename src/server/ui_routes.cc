@@ -3,19 +3,18 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "server/ui_json_routes.h"
+#include "server/web_assets.h"
+
 namespace causeway::server {
 
 std::string DefaultUiDir() {
   if (const char* env = std::getenv("CAUSEWAY_UI_DIR")) return env;
-  // Beside the executable in a build tree or an install: share/causeway/ui.
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
-  const std::filesystem::path dir = exe.parent_path().parent_path() / "share" / "causeway" / "ui";
-  return std::filesystem::is_directory(dir, ec) ? dir.string() : "";
+  return "";
 }
 
 void RegisterUiRoutes(httplib::Server& http, const UiContext& ui) {
+  if (ui.experiments) RegisterUiJsonRoutes(http, ui.experiments);
   const std::string dir = ui.ui_dir.empty() ? DefaultUiDir() : ui.ui_dir;
   std::error_code ec;
   if (!dir.empty() && std::filesystem::is_directory(dir, ec)) {
@@ -23,13 +22,16 @@ void RegisterUiRoutes(httplib::Server& http, const UiContext& ui) {
     http.set_mount_point("/", dir);
     return;
   }
-  http.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(
-        "<!doctype html><title>causeway serve</title><p>No web UI was found (give --ui DIR "
-        "with its built files). The Trace Server Protocol API is at <a "
-        "href=\"/tsp/api/health\">/tsp/api</a>.</p>\n",
-        "text/html; charset=utf-8");
-  });
+  // The bundle built into the binary (web/README.md).
+  for (const WebAsset& asset : EmbeddedWebAssets()) {
+    const auto serve = [&asset](const httplib::Request&, httplib::Response& res) {
+      res.set_content(asset.bytes.data(), asset.bytes.size(), std::string(asset.content_type));
+      // Each build embeds its own bundle under the same names: a browser must ask again.
+      res.set_header("Cache-Control", "no-cache");
+    };
+    http.Get(std::string(asset.path), serve);
+    if (asset.path == "/index.html") http.Get("/", serve);
+  }
 }
 
 }  // namespace causeway::server

@@ -12,11 +12,13 @@
 namespace causeway::server {
 
 struct UiContext {
-  std::string ui_dir;  // --ui: the built files' directory (empty: DefaultUiDir())
+  // --ui: a directory of built files to serve at / instead of the bundle embedded at build
+  // time (web/README.md); empty: DefaultUiDir(), else the embedded bundle.
+  std::string ui_dir;
   Experiments* experiments = nullptr;
 };
 
-// Where the built UI is looked for when --ui is not given.
+// A directory to serve the UI from when --ui is not given: $CAUSEWAY_UI_DIR, else none.
 std::string DefaultUiDir();
 
 void RegisterUiRoutes(httplib::Server& http, const UiContext& ui);
