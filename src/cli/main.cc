@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   causeway::cli::Runner sync = causeway::cli::RegisterSync(app);
   causeway::cli::Runner requests = causeway::cli::RegisterRequests(app);
   causeway::cli::Runner request = causeway::cli::RegisterRequest(app);
+  causeway::cli::Runner diagnose = causeway::cli::RegisterDiagnose(app);
   causeway::cli::Runner export_ = causeway::cli::RegisterExport(app);
   causeway::cli::Runner pivot = causeway::cli::RegisterPivot(app);
   const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
                  "causeway: unknown command '%s' (commands: record, snapshot, events, stats, "
-                 "threads, critpath, sync, requests, request, export, pivot; see "
+                 "threads, critpath, sync, requests, request, diagnose, export, pivot; see "
                  "causeway --help)\n",
                  argv[1]);
     return 2;
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sync")) return sync();
     if (app.got_subcommand("requests")) return requests();
     if (app.got_subcommand("request")) return request();
+    if (app.got_subcommand("diagnose")) return diagnose();
     if (app.got_subcommand("export")) return export_();
     if (app.got_subcommand("pivot")) return pivot();
   } catch (const std::bad_alloc&) {
