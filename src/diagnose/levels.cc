@@ -110,12 +110,13 @@ std::vector<StoreLevels::Call> StoreLevels::Syscalls(graph::WorkerId w, int64_t 
 int64_t StoreLevels::Delta(std::string_view path, int64_t start, int64_t end) const {
   const auto attribute = store_->Find(path);
   if (!attribute) return 0;
-  // Cumulative counts: the value just before the range and at its last moment.
+  // Cumulative counts: the value at the range's start (what was read before it) and at its
+  // last moment.
   auto at = [&](int64_t t) {
     const state::StateInterval i = store_->At(*attribute, t);
     return i.value.kind == state::StateValue::Kind::kInt ? i.value.i : 0;
   };
-  return std::max<int64_t>(0, at(end - 1) - at(start - 1));
+  return std::max<int64_t>(0, at(end - 1) - at(start));
 }
 
 PageCacheReads StoreLevels::Reads(uint32_t host, const std::vector<int32_t>& pids, int64_t start,

@@ -158,7 +158,7 @@ TEST(LevelsTest, WalkFollowsWhatIsMostAboveNormalDownTheLevels) {
   EXPECT_EQ(kernel_only[1].name, "block device");
 }
 
-// Thread 1 serves five 10 ns requests, then one that waits 70 ns for the disk: that one is
+// Thread 1 serves five 10 ns requests, then one that waits 71 ns for the disk: that one is
 // flagged against the others, and its disk time is set beside their none.
 TEST(DiagnosisTest, SlowRequestOfAnOperationIsFlaggedAndExplained) {
   testing::KernelScenario k(R"(
@@ -207,12 +207,12 @@ TEST(DiagnosisTest, SlowRequestOfAnOperationIsFlaggedAndExplained) {
   EXPECT_FALSE(f.levels.syscalls_recorded);
   ASSERT_FALSE(f.levels.states.empty());
   EXPECT_EQ(f.levels.states[0].name, "BLOCK_DEVICE");
-  EXPECT_EQ(f.levels.states[0].ns, 70);
+  EXPECT_EQ(f.levels.states[0].ns, 71);  // to the wake-up
   const std::vector<Step> steps = Walk(f, &b);
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].name, "BLOCK_DEVICE");
   EXPECT_EQ(steps[1].name, "block device");
-  EXPECT_EQ(steps[1].ns, 70);
+  EXPECT_EQ(steps[1].ns, 71);
   EXPECT_EQ(steps[1].normal_ns, 0);
 }
 
