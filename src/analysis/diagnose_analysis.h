@@ -46,9 +46,7 @@ diagnose::RecordingView ViewOf(const RecordingAnalysis& a, const state::StateSto
 struct RequestLevelsAnalysis {
   diagnose::Baselines baselines;
   diagnose::Finding finding;
-  const diagnose::OperationBaseline* baseline() const {
-    return baselines.Find(finding.operation);
-  }
+  const diagnose::OperationBaseline* baseline() const { return baselines.Find(finding.operation); }
 };
 RequestLevelsAnalysis AnalyzeRequestLevels(const RecordingAnalysis& a, size_t request,
                                            const state::StateStore* store);

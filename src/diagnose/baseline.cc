@@ -40,12 +40,11 @@ Judgement Judge(const LatencyStats& baseline, int64_t latency) {
   Judgement j;
   if (baseline.count == 0) return j;
   j.few_baseline = baseline.count < kMinBaselineRequests;
-  j.ratio_to_median = baseline.median > 0
-                          ? static_cast<double>(latency) / static_cast<double>(baseline.median)
-                          : 0;
-  const bool abnormal = latency > baseline.p95 && static_cast<double>(latency) >=
-                                                      kAbnormalFactor *
-                                                          static_cast<double>(baseline.median);
+  j.ratio_to_median =
+      baseline.median > 0 ? static_cast<double>(latency) / static_cast<double>(baseline.median) : 0;
+  const bool abnormal =
+      latency > baseline.p95 &&
+      static_cast<double>(latency) >= kAbnormalFactor * static_cast<double>(baseline.median);
   j.verdict = abnormal ? Verdict::kAbnormal : Verdict::kNormal;
   return j;
 }

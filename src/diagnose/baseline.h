@@ -47,7 +47,7 @@ enum class Verdict : uint8_t {
 
 struct Judgement {
   Verdict verdict = Verdict::kNoBaseline;
-  bool few_baseline = false;  // judged on fewer than kMinBaselineRequests requests
+  bool few_baseline = false;   // judged on fewer than kMinBaselineRequests requests
   double ratio_to_median = 0;  // latency / baseline median (0 without one)
 };
 Judgement Judge(const LatencyStats& baseline, int64_t latency);

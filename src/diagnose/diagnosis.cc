@@ -22,9 +22,9 @@ std::map<OperationKey, std::vector<size_t>> ByOperation(const RecordingView& r) 
 }  // namespace
 
 const OperationBaseline* Baselines::Find(const OperationKey& key) const {
-  auto it = std::lower_bound(
-      operations.begin(), operations.end(), key,
-      [](const OperationBaseline& o, const OperationKey& k) { return o.key < k; });
+  auto it =
+      std::lower_bound(operations.begin(), operations.end(), key,
+                       [](const OperationBaseline& o, const OperationKey& k) { return o.key < k; });
   return it != operations.end() && it->key == key ? &*it : nullptr;
 }
 
@@ -83,9 +83,7 @@ Finding Examine(const RecordingView& r, size_t request, const Baselines& baselin
 }
 
 std::vector<Step> Walk(const Finding& f, const OperationBaseline* baseline) {
-  auto mean = [&](const std::string& category) {
-    return baseline ? baseline->Mean(category) : 0;
-  };
+  auto mean = [&](const std::string& category) { return baseline ? baseline->Mean(category) : 0; };
   // The amount of `amounts` (names under `prefix`) most above its mean, if any is.
   auto most_above = [&](int level, const std::vector<Amount>& amounts, const std::string& prefix,
                         std::vector<Step>* steps) {

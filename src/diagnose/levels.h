@@ -33,14 +33,14 @@ struct Amount {
 };
 
 struct SyscallTime {
-  std::string name;              // "fsync", or kNotInSyscall
+  std::string name;  // "fsync", or kNotInSyscall
   int64_t ns = 0;
   std::vector<Amount> by_state;  // the kernel states (level 3 names) inside it, largest first
 };
 
 struct PageCacheReads {
-  bool recorded = false;    // the store has page cache counts for this host
-  int64_t pages_read = 0;   // by the processes on the path, while the request ran
+  bool recorded = false;   // the store has page cache counts for this host
+  int64_t pages_read = 0;  // by the processes on the path, while the request ran
   int64_t cache_misses = 0;
 };
 

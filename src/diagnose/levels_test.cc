@@ -96,13 +96,18 @@ TEST(LevelsTest, SyscallsCutTheKernelStatesAndPageCacheCountsTheReads) {
   ASSERT_EQ(l.syscalls.size(), 3u);
   EXPECT_EQ(l.syscalls[0].name, "fsync");
   EXPECT_EQ(l.syscalls[0].ns, 42);
-  EXPECT_EQ(l.syscalls[0].by_state,
-            A({{"BLOCK_DEVICE", 35}, {"BLOCK_QUEUE", 5}, {"RUNNING", 2}}));
+  EXPECT_EQ(l.syscalls[0].by_state, A({{"BLOCK_DEVICE", 35}, {"BLOCK_QUEUE", 5}, {"RUNNING", 2}}));
   EXPECT_EQ(l.syscalls[1].name, kNotInSyscall);
   EXPECT_EQ(l.syscalls[1].ns, 28);
   EXPECT_EQ(l.syscalls[1].by_state, A({{"RUNNING", 18}, {"NETWORK", 10}}));
   EXPECT_EQ(l.syscalls[2].name, "futex");
   EXPECT_EQ(l.syscalls[2].by_state, A({{"BLOCKED(futex)", 10}}));
+  // Both levels tile the latency.
+  int64_t by_call = 0, by_state = 0;
+  for (const SyscallTime& c : l.syscalls) by_call += c.ns;
+  for (const Amount& a : l.states) by_state += a.ns;
+  EXPECT_EQ(by_call, 80);
+  EXPECT_EQ(by_state, 80);
   EXPECT_TRUE(l.page_cache.recorded);
   EXPECT_EQ(l.page_cache.pages_read, 10);
   EXPECT_EQ(l.page_cache.cache_misses, 4);
@@ -120,8 +125,9 @@ TEST(LevelsTest, OnePieceOverEdgesOfDifferentQualifiersIsSplitByThem) {
   g.SetState(w, 5, State::kBlocked, g.Intern("pipe_read"));
   g.SetState(w, 9, State::kRunning);
   g.set_end(12);
-  const std::vector<requests::Piece> path = {{w, State::kBlocked, requests::Cause::kBlocked, 0, 9},
-                                             {w, State::kRunning, requests::Cause::kRunning, 9, 12}};
+  const std::vector<requests::Piece> path = {
+      {w, State::kBlocked, requests::Cause::kBlocked, 0, 9},
+      {w, State::kRunning, requests::Cause::kRunning, 9, 12}};
   const RequestLevels l = ComputeLevels(g, path, 12, {}, StoreLevels(g, nullptr));
   EXPECT_EQ(l.states, A({{"BLOCKED(futex)", 5}, {"BLOCKED(pipe_read)", 4}, {"RUNNING", 3}}));
 }

@@ -29,8 +29,8 @@ std::string Operation(const diagnose::OperationKey& k) {
 }
 
 std::string Ratio(int64_t part, int64_t whole) {
-  return whole > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part) /
-                                                static_cast<double>(whole))
+  return whole > 0 ? fmt::format("{:.1f}%",
+                                 100.0 * static_cast<double>(part) / static_cast<double>(whole))
                    : "-";
 }
 
@@ -86,22 +86,25 @@ std::string WalkText(const Finding& f, const OperationBaseline* baseline) {
     if (!out.empty()) out += "; of it ";
     switch (s.level) {
       case 2:
-        out += s.name == diagnose::kNotInSyscall
-                   ? fmt::format("{} on the critical path outside system calls",
-                                 FormatDuration(s.ns))
-                   : fmt::format("{} in {} on the critical path", FormatDuration(s.ns),
-                                 TerminalText(s.name));
+        out +=
+            s.name == diagnose::kNotInSyscall
+                ? fmt::format("{} on the critical path outside system calls", FormatDuration(s.ns))
+                : fmt::format("{} in {} on the critical path", FormatDuration(s.ns),
+                              TerminalText(s.name));
         break;
       case 3:
-        out += fmt::format("{} {}", FormatDuration(s.ns), TerminalText(s.name));
+        out += fmt::format("{} {}{}", FormatDuration(s.ns), TerminalText(s.name),
+                           &s == &steps.front() ? " on the critical path" : "");
         break;
       default:
         out += fmt::format("{} in the {}", FormatDuration(s.ns), s.name);
         break;
     }
+    // The comparison in full once, at the first step; shorter below it.
     if (baseline)
-      out += s.level == 2 ? fmt::format("; {} spend {}", normal, FormatDuration(s.normal_ns))
-                          : fmt::format(" ({} spend {})", normal, FormatDuration(s.normal_ns));
+      out += &s == &steps.front()
+                 ? fmt::format("; {} spend {}", normal, FormatDuration(s.normal_ns))
+                 : fmt::format(" (normal {})", FormatDuration(s.normal_ns));
   }
   // Block time: the other half of the split, queued against on the device.
   if (steps.back().level == 4 && steps.back().name != diagnose::kNetwork) {
@@ -147,8 +150,9 @@ std::string FindingText(const Finding& f, const OperationBaseline* b, const Reco
     for (size_t i = 0; i < n; ++i) {
       const diagnose::SyscallTime& s = l.syscalls[i];
       const bool last = i + 1 == n && l.syscalls.size() <= kMaxRows;
-      out += Branch("│  ", last,
-                    AmountRow(TerminalText(s.name), s.ns, Mean(b, "syscall/" + s.name), with_normal));
+      out +=
+          Branch("│  ", last,
+                 AmountRow(TerminalText(s.name), s.ns, Mean(b, "syscall/" + s.name), with_normal));
       std::string states;
       for (size_t k = 0; k < s.by_state.size() && k < 4; ++k) {
         const Amount& a = s.by_state[k];
@@ -168,7 +172,8 @@ std::string FindingText(const Finding& f, const OperationBaseline* b, const Reco
   const size_t n = std::min(l.states.size(), kMaxRows);
   for (size_t i = 0; i < n; ++i) {
     const Amount& a = l.states[i];
-    std::string row = AmountRow(TerminalText(a.name), a.ns, Mean(b, "state/" + a.name), with_normal);
+    std::string row =
+        AmountRow(TerminalText(a.name), a.ns, Mean(b, "state/" + a.name), with_normal);
     if (a.name == "PREEMPTED" && l.cpu_wait.ns > 0) row += "   " + CpuHolders(r, l.cpu_wait);
     out += Branch("│  ", i + 1 == n && l.states.size() <= kMaxRows, row);
   }
@@ -185,7 +190,8 @@ std::string FindingText(const Finding& f, const OperationBaseline* b, const Reco
   for (const Amount& a : l.devices)
     devices += fmt::format("{}{} {}", devices.empty() ? "" : ", ", TerminalText(a.name),
                            FormatDuration(a.ns));
-  for (std::string_view name : {diagnose::kBlockQueue, diagnose::kBlockDevice, diagnose::kNetwork}) {
+  for (std::string_view name :
+       {diagnose::kBlockQueue, diagnose::kBlockDevice, diagnose::kNetwork}) {
     std::string row = AmountRow(std::string(name), below(name),
                                 Mean(b, "below/" + std::string(name)), with_normal);
     if (name == diagnose::kBlockDevice && !devices.empty()) row += "   " + devices;
@@ -199,10 +205,10 @@ std::string FindingText(const Finding& f, const OperationBaseline* b, const Reco
                         l.page_cache.pages_read,
                         Ratio(l.page_cache.cache_misses, l.page_cache.pages_read));
     if (b)
-      cache += fmt::format("; normal {} of {} ({})", Mean(b, "page_cache/cache_misses"),
-                           Mean(b, "page_cache/pages_read"),
-                           Ratio(Mean(b, "page_cache/cache_misses"),
-                                 Mean(b, "page_cache/pages_read")));
+      cache +=
+          fmt::format("; normal {} of {} ({})", Mean(b, "page_cache/cache_misses"),
+                      Mean(b, "page_cache/pages_read"),
+                      Ratio(Mean(b, "page_cache/cache_misses"), Mean(b, "page_cache/pages_read")));
   }
   out += Branch("   ", true, cache);
   if (const std::string walk = WalkText(f, b); !walk.empty()) out += "=> " + walk + "\n";
@@ -245,7 +251,8 @@ nlohmann::json FindingJson(const Finding& f, const OperationBaseline* b, const R
     j["page_cache"] = nullptr;
   nlohmann::json walk = nlohmann::json::array();
   for (const diagnose::Step& s : diagnose::Walk(f, b))
-    walk.push_back({{"level", s.level}, {"name", s.name}, {"ns", s.ns}, {"normal_ns", s.normal_ns}});
+    walk.push_back(
+        {{"level", s.level}, {"name", s.name}, {"ns", s.ns}, {"normal_ns", s.normal_ns}});
   j["walk"] = walk;
   j["summary"] = WalkText(f, b);
   return j;
@@ -254,15 +261,16 @@ nlohmann::json FindingJson(const Finding& f, const OperationBaseline* b, const R
 std::string DiagnosisText(const diagnose::Diagnosis& d, const RecordingView& subject,
                           const BaselineSource& source) {
   std::string out;
-  out += d.baselines.from_other_recording
-             ? fmt::format("Baseline: {} (all its requests); {}\n", TerminalText(source.name), kRule)
-             : fmt::format(
-                   "Baseline: this recording (each operation's requests under 1.5 x its median); "
-                   "{}\n",
-                   kRule);
-  out += fmt::format("\n{:<12} {:<24} {:>8} {:>8} {:>12} {:>12}   {:>8} {:>12} {:>12}\n",
-                     "SERVICE", "OPERATION", "REQUESTS", "ABNORMAL", "MEDIAN", "P95", "BASELINE",
-                     "MEDIAN", "P95");
+  out +=
+      d.baselines.from_other_recording
+          ? fmt::format("Baseline: {} (all its requests); {}\n", TerminalText(source.name), kRule)
+          : fmt::format(
+                "Baseline: this recording (each operation's requests under 1.5 x its median); "
+                "{}\n",
+                kRule);
+  out += fmt::format("\n{:<12} {:<24} {:>8} {:>8} {:>12} {:>12}   {:>8} {:>12} {:>12}\n", "SERVICE",
+                     "OPERATION", "REQUESTS", "ABNORMAL", "MEDIAN", "P95", "BASELINE", "MEDIAN",
+                     "P95");
   for (const diagnose::OperationVerdicts& o : d.operations) {
     const OperationBaseline* b = d.baselines.Find(o.key);
     out += fmt::format("{:<12} {:<24} {:>8} {:>8} {:>12} {:>12}   ", TerminalText(o.key.service),
@@ -276,8 +284,9 @@ std::string DiagnosisText(const diagnose::Diagnosis& d, const RecordingView& sub
              : fmt::format("{:>8}\n", "none");
   }
   if (!d.syscalls_recorded)
-    out += "\nSystem calls not recorded (record with --syscalls, then `causeway index`): no "
-           "system call level.\n";
+    out +=
+        "\nSystem calls not recorded (record with --syscalls, then `causeway index`): no "
+        "system call level.\n";
   if (d.baselines.from_other_recording && d.syscalls_recorded && !d.baselines.syscalls_recorded)
     out += "The baseline recording has no system calls: their normal times read 0.\n";
   out += fmt::format("\n{} abnormal requests", d.abnormal_requests);
