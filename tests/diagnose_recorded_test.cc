@@ -14,16 +14,8 @@ namespace {
 
 using nlohmann::json;
 using testing::RunCli;
-using testing::RunCommand;
 using testing::TempDir;
-
-std::string Unpack(const TempDir& tmp, const std::string& name) {
-  const std::string archive =
-      std::string(CAUSEWAY_TEST_DATA) + "/recordings/demo-" + name + ".tar.zst";
-  const auto r = RunCommand("tar --zstd -xf '" + archive + "' -C '" + tmp.path() + "'");
-  EXPECT_EQ(r.exit_code, 0) << "cannot unpack " << archive << " (tar and zstd installed?)";
-  return tmp.path() + "/" + name;
-}
+using testing::UnpackDemoRecording;
 
 json Cli(const std::string& args) {
   std::string err;
@@ -48,20 +40,27 @@ int64_t Named(const json& list, const std::string& name, const char* field = "ns
   return 0;
 }
 
+// `causeway diagnose` of the demo recording `name` against demo-normal-sys, as JSON: every
+// abnormal request explained; its GET /dispatch has `requests` requests, all abnormal.
+json DiagnoseAgainstNormal(const TempDir& tmp, const std::string& name, int requests) {
+  const std::string normal = UnpackDemoRecording(tmp, "normal-sys");
+  const json j = Cli("diagnose " + UnpackDemoRecording(tmp, name) + " --baseline " + normal +
+                     " --format json --limit -1");
+  const json& dispatch = Operation(j, "GET /dispatch");
+  EXPECT_EQ(dispatch["requests"], requests);
+  EXPECT_EQ(dispatch["abnormal"], requests);
+  EXPECT_EQ(j["abnormal_requests"], requests);
+  EXPECT_EQ(j["baseline"]["source"], normal);
+  EXPECT_EQ(j["abnormal"].size(), static_cast<size_t>(requests));
+  return j;
+}
+
 // The disk fault recorded on a quiet machine (demo-disk, no system calls) against the
 // normal recording: every request abnormal, walked from the kernel state down to the device.
 TEST(DiagnoseRecordedTest, DiskFaultIsWalkedDownToTheBlockDeviceAgainstNormalRequests) {
   TempDir tmp;
-  const std::string disk = Unpack(tmp, "disk");
-  const std::string normal = Unpack(tmp, "normal-sys");
-  const json j = Cli("diagnose " + disk + " --baseline " + normal + " --format json --limit -1");
-  const json& dispatch = Operation(j, "GET /dispatch");
-  EXPECT_EQ(dispatch["requests"], 8);
-  EXPECT_EQ(dispatch["abnormal"], 8);
-  EXPECT_EQ(j["abnormal_requests"], 8);
-  EXPECT_EQ(j["baseline"]["source"], normal);
+  const json j = DiagnoseAgainstNormal(tmp, "disk", 8);
   EXPECT_FALSE(j["syscalls_recorded"]);
-  ASSERT_EQ(j["abnormal"].size(), 8u);
   int64_t previous = INT64_MAX;
   for (const json& f : j["abnormal"]) {
     SCOPED_TRACE(f["trace_id"].get<std::string>());
@@ -99,13 +98,7 @@ TEST(DiagnoseRecordedTest, DiskFaultIsWalkedDownToTheBlockDeviceAgainstNormalReq
 // (the CPU they waited for, the load's, is as large: the walk may end there).
 TEST(DiagnoseRecordedTest, DiskFaultWithSyscallsHasItsDeviceTimeAgainstNone) {
   TempDir tmp;
-  const std::string disk = Unpack(tmp, "disk-sys");
-  const std::string normal = Unpack(tmp, "normal-sys");
-  const json j = Cli("diagnose " + disk + " --baseline " + normal + " --format json --limit -1");
-  const json& dispatch = Operation(j, "GET /dispatch");
-  EXPECT_EQ(dispatch["requests"], 6);
-  EXPECT_EQ(dispatch["abnormal"], 6);
-  ASSERT_EQ(j["abnormal"].size(), 6u);
+  const json j = DiagnoseAgainstNormal(tmp, "disk-sys", 6);
   for (const json& f : j["abnormal"]) {
     SCOPED_TRACE(f["trace_id"].get<std::string>());
     EXPECT_GT(Named(f["states"], "BLOCK_DEVICE"), 0) << f["states"].dump(1);
@@ -117,8 +110,8 @@ TEST(DiagnoseRecordedTest, DiskFaultWithSyscallsHasItsDeviceTimeAgainstNone) {
 
 TEST(DiagnoseRecordedTest, TextIsATreeAndRequestShowsTheSameLevels) {
   TempDir tmp;
-  const std::string disk = Unpack(tmp, "disk");
-  const std::string normal = Unpack(tmp, "normal-sys");
+  const std::string disk = UnpackDemoRecording(tmp, "disk");
+  const std::string normal = UnpackDemoRecording(tmp, "normal-sys");
   std::string err;
   const auto text = RunCli("diagnose " + disk + " --baseline " + normal + " --limit 1", &err);
   ASSERT_EQ(text.exit_code, 0) << err;
@@ -154,7 +147,7 @@ TEST(DiagnoseRecordedTest, TextIsATreeAndRequestShowsTheSameLevels) {
 // at most its slowest stands out, and the levels still come with their normal means.
 TEST(DiagnoseRecordedTest, OwnBaselineLeavesOutTheSlowRequests) {
   TempDir tmp;
-  const std::string disk = Unpack(tmp, "disk-sys");
+  const std::string disk = UnpackDemoRecording(tmp, "disk-sys");
   const json j = Cli("diagnose " + disk + " --format json");
   EXPECT_EQ(j["baseline"]["source"], "self");
   for (const json& o : j["baseline"]["operations"]) {
