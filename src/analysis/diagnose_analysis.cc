@@ -40,7 +40,8 @@ RequestLevelsAnalysis AnalyzeRequestLevels(const RecordingAnalysis& a, size_t re
                                            const state::StateStore* store) {
   RequestLevelsAnalysis out;
   const diagnose::RecordingView view = ViewOf(a, store);
-  out.baselines = diagnose::MakeBaselines(view, /*own=*/true);
+  const diagnose::OperationKey operation = diagnose::OperationOf(view, request);
+  out.baselines = diagnose::MakeBaselines(view, /*own=*/true, &operation);
   out.finding = diagnose::Examine(view, request, out.baselines);
   return out;
 }

@@ -33,13 +33,14 @@ OperationKey OperationOf(const RecordingView& r, size_t request) {
   return {*root.service, *root.operation};
 }
 
-Baselines MakeBaselines(const RecordingView& normal, bool own) {
+Baselines MakeBaselines(const RecordingView& normal, bool own, const OperationKey* only) {
   Baselines b;
   b.from_other_recording = !own;
   const StoreLevels store(*normal.graph, normal.store);
   b.syscalls_recorded = store.syscalls_recorded();
   b.page_cache_recorded = store.page_cache_recorded();
   for (const auto& [key, members] : ByOperation(normal)) {
+    if (only && key != *only) continue;
     std::vector<int64_t> latencies;
     for (size_t i : members) latencies.push_back(normal.requests->requests[i].latency());
     std::vector<size_t> chosen;

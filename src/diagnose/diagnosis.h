@@ -51,9 +51,10 @@ struct Baselines {
   const OperationBaseline* Find(const OperationKey& key) const;
 };
 
-// The baselines of `normal`'s operations. `own`: `normal` is also the recording diagnosed,
-// and each operation's baseline leaves out its slow requests (NormalPart).
-Baselines MakeBaselines(const RecordingView& normal, bool own);
+// The baselines of `normal`'s operations (`only`: of that one alone). `own`: `normal` is also
+// the recording diagnosed, and each operation's baseline leaves out its slow requests
+// (NormalPart).
+Baselines MakeBaselines(const RecordingView& normal, bool own, const OperationKey* only = nullptr);
 
 OperationKey OperationOf(const RecordingView& r, size_t request);
 

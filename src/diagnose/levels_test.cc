@@ -214,6 +214,10 @@ TEST(DiagnosisTest, SlowRequestOfAnOperationIsFlaggedAndExplained) {
   ASSERT_FALSE(f.levels.states.empty());
   EXPECT_EQ(f.levels.states[0].name, "BLOCK_DEVICE");
   EXPECT_EQ(f.levels.states[0].ns, 71);  // to the wake-up
+  // `request ID` makes its own operation's baseline alone.
+  const OperationKey other{"svc", "GET /y"};
+  EXPECT_TRUE(MakeBaselines(view, /*own=*/true, &other).operations.empty());
+  EXPECT_EQ(MakeBaselines(view, /*own=*/true, &f.operation).operations.size(), 1u);
   const std::vector<Step> steps = Walk(f, &b);
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].name, "BLOCK_DEVICE");
