@@ -239,9 +239,10 @@ nlohmann::json FindingJson(const Finding& f, const OperationBaseline* b, const R
   }
   j["states"] = AmountsJson(l.states, b, "state/");
   j["cpu_wait"] = CpuWaitSummaryJson(*r.graph, l.cpu_wait);
-  nlohmann::json below = AmountsJson(l.below, b, "below/");
-  j["below"] = below;
-  j["devices"] = AmountsJson(l.devices, nullptr, "");
+  j["below"] = AmountsJson(l.below, b, "below/");
+  nlohmann::json devices = nlohmann::json::array();
+  for (const Amount& a : l.devices) devices.push_back({{"name", a.name}, {"ns", a.ns}});
+  j["devices"] = devices;
   if (l.page_cache.recorded)
     j["page_cache"] = {{"pages_read", l.page_cache.pages_read},
                        {"cache_misses", l.page_cache.cache_misses},
