@@ -66,6 +66,8 @@ for r in lock cpu disk net; do
   run "demo-$r.requests.json" requests "$dir" --format json --limit -1
   run "demo-$r.requests.html" requests "$dir" --format html -o "$work/r.html"
   keep "$work/r.html" "$out/demo-$r.report.html"
+  run "demo-$r.diagnose" diagnose "$dir" --limit -1
+  run "demo-$r.diagnose.json" diagnose "$dir" --format json --limit -1
   run "demo-$r.export" export "$dir" --format chrome -o "$work/t.json"
   keep "$work/t.json" "$out/demo-$r.chrome.json"
   for id in $("$cw" requests "$dir" --format json --limit 3 2>/dev/null |

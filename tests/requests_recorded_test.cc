@@ -16,19 +16,10 @@ namespace {
 using nlohmann::json;
 using testing::ExpectConsistent;
 using testing::RunCli;
-using testing::RunCommand;
 using testing::ServiceOf;
 using testing::SlowestWithCause;
 using testing::TempDir;
-
-// Unpacks tests/data/recordings/demo-`name`.tar.zst into `tmp`: the recording's directory.
-std::string Unpack(const TempDir& tmp, const std::string& name) {
-  const std::string archive =
-      std::string(CAUSEWAY_TEST_DATA) + "/recordings/demo-" + name + ".tar.zst";
-  const auto r = RunCommand("tar --zstd -xf '" + archive + "' -C '" + tmp.path() + "'");
-  EXPECT_EQ(r.exit_code, 0) << "cannot unpack " << archive << " (tar and zstd installed?)";
-  return tmp.path() + "/" + name;
-}
+using testing::UnpackDemoRecording;
 
 json Requests(const std::string& dir) {
   std::string err;
@@ -63,7 +54,7 @@ int PiecesOnService(const json& report, const std::string& service) {
 
 TEST(RequestsRecordedTest, LockContentionIsBlockedByAnotherRequestAndTheLockHolder) {
   TempDir tmp;
-  const std::string dir = Unpack(tmp, "lock");
+  const std::string dir = UnpackDemoRecording(tmp, "lock");
   const json j = Requests(dir);
   ExpectConsistent(j, 12);
   // Bursts of three behind one lock: the last two of each burst wait for the others' queries.
@@ -88,7 +79,7 @@ TEST(RequestsRecordedTest, LockContentionIsBlockedByAnotherRequestAndTheLockHold
 
 TEST(RequestsRecordedTest, CpuQuotaIsPreemptedOnTheThrottledService) {
   TempDir tmp;
-  const std::string dir = Unpack(tmp, "cpu");
+  const std::string dir = UnpackDemoRecording(tmp, "cpu");
   const json j = Requests(dir);
   ExpectConsistent(j, 8);
   EXPECT_EQ(SlowestWithCause(j, 8, "preempted"), 8) << j["requests"].dump(1);
@@ -100,7 +91,7 @@ TEST(RequestsRecordedTest, CpuQuotaIsPreemptedOnTheThrottledService) {
 
 TEST(RequestsRecordedTest, FsyncIsDisk) {
   TempDir tmp;
-  const std::string dir = Unpack(tmp, "disk");
+  const std::string dir = UnpackDemoRecording(tmp, "disk");
   const json j = Requests(dir);
   ExpectConsistent(j, 8);
   EXPECT_EQ(SlowestWithCause(j, 3, "disk"), 3) << j["requests"].dump(1);
@@ -112,7 +103,7 @@ TEST(RequestsRecordedTest, FsyncIsDisk) {
 
 TEST(RequestsRecordedTest, RateLimitedPeerIsNetworkAndThePathReachesThePeer) {
   TempDir tmp;
-  const std::string dir = Unpack(tmp, "net");
+  const std::string dir = UnpackDemoRecording(tmp, "net");
   const json j = Requests(dir);
   ExpectConsistent(j, 8);
   EXPECT_EQ(SlowestWithCause(j, 3, "network"), 3) << j["requests"].dump(1);

@@ -19,6 +19,7 @@ Runner RegisterSnapshot(CLI::App& app);
 Runner RegisterSync(CLI::App& app);
 Runner RegisterRequests(CLI::App& app);
 Runner RegisterRequest(CLI::App& app);
+Runner RegisterDiagnose(CLI::App& app);
 Runner RegisterExport(CLI::App& app);
 Runner RegisterPivot(CLI::App& app);
 Runner RegisterIndex(CLI::App& app);

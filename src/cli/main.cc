@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && (std::strcmp(argv[1], "requests") == 0 || std::strcmp(argv[1], "request") == 0 ||
                    std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "threads") == 0 ||
                    std::strcmp(argv[1], "critpath") == 0 || std::strcmp(argv[1], "index") == 0 ||
-                   std::strcmp(argv[1], "serve") == 0)) {
+                   std::strcmp(argv[1], "serve") == 0 || std::strcmp(argv[1], "diagnose") == 0)) {
     causeway::cli::KeepFreedHeapForReuse();
     causeway::cli::AdviseHugePagesForHeap();
   }
@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   causeway::cli::Runner sync = causeway::cli::RegisterSync(app);
   causeway::cli::Runner requests = causeway::cli::RegisterRequests(app);
   causeway::cli::Runner request = causeway::cli::RegisterRequest(app);
+  causeway::cli::Runner diagnose = causeway::cli::RegisterDiagnose(app);
   causeway::cli::Runner export_ = causeway::cli::RegisterExport(app);
   causeway::cli::Runner pivot = causeway::cli::RegisterPivot(app);
   causeway::cli::Runner index = causeway::cli::RegisterIndex(app);
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
                  "causeway: unknown command '%s' (commands: record, snapshot, events, stats, "
-                 "threads, critpath, sync, requests, request, export, pivot, index, io, serve; see "
+                 "threads, critpath, sync, requests, request, diagnose, export, pivot, index, io, "
+                 "serve; see "
                  "causeway --help)\n",
                  argv[1]);
     return 2;
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sync")) return sync();
     if (app.got_subcommand("requests")) return requests();
     if (app.got_subcommand("request")) return request();
+    if (app.got_subcommand("diagnose")) return diagnose();
     if (app.got_subcommand("export")) return export_();
     if (app.got_subcommand("pivot")) return pivot();
     if (app.got_subcommand("index")) return index();

@@ -21,6 +21,11 @@ struct RecordingFlags {
 // --spans, the clock sync flags and --host.
 void AddRecordingFlags(CLI::App* cmd, RecordingFlags* flags);
 
+// The analysis options the flags ask for: `display`'s progress line and clock note, and the
+// span files' warnings on stderr. `display` must outlive the analysis.
+analysis::RecordingAnalysisOptions RecordingOptions(const RecordingFlags& flags, bool keep_paths,
+                                                    KernelAnalysisDisplay* display);
+
 // analysis::AnalyzeRecording with a progress line, the clock note and the span files'
 // warnings on stderr. `keep_paths`: whether each request's critical path is kept (the HTML
 // report, one request's report and the export draw them; the listings do not).

@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "analysis/diagnose_analysis.h"
 #include "cli/commands.h"
 #include "cli/recording_load.h"
+#include "report/diagnosis_format.h"
 #include "report/request_format.h"
 #include "requests/request_analysis.h"
 
@@ -34,11 +36,21 @@ int RunRequest(const RequestOptions& o) {
   if (!index.ok())
     return fmt::print(stderr, "causeway request: {}\n", index.status().ToString()), 1;
   const graph::ExecutionGraph& g = l->kernel->graph;
+  // The levels of `causeway diagnose`, against the same operation's requests of this
+  // recording.
+  const analysis::RequestLevelsAnalysis levels =
+      analysis::AnalyzeRequestLevels(*l, *index, /*store=*/nullptr);
+  const diagnose::RecordingView view = analysis::ViewOf(*l, /*store=*/nullptr);
   if (o.format == "json") {
-    std::puts(report::RequestJson(g, l->spans, l->requests, *index).dump(2).c_str());
+    nlohmann::json j = report::RequestJson(g, l->spans, l->requests, *index);
+    j["levels"] = report::FindingJson(levels.finding, levels.baseline(), view);
+    std::puts(j.dump(2).c_str());
   } else {
     // fwrite, not fputs: the text's length, whatever bytes it holds.
-    const std::string text = report::RequestText(g, l->spans, l->requests, *index);
+    const std::string text =
+        report::RequestText(g, l->spans, l->requests, *index) +
+        "\nTop-down, against this recording's normal requests of the same operation:\n" +
+        report::FindingText(levels.finding, levels.baseline(), view);
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
       return fmt::print(stderr, "causeway request: cannot write the output\n"), 1;
   }
@@ -54,7 +66,9 @@ Runner RegisterRequest(CLI::App& app) {
       "Print one request's critical path through threads and kernel states, each piece with\n"
       "its cause (see `causeway requests --help`), the time by cause, the requests that\n"
       "blocked it and the time spent on each thread. ID: a prefix of the trace id (as\n"
-      "`causeway requests` prints it) or the root span id.\n\n"
+      "`causeway requests` prints it) or the root span id. Then the levels of `causeway\n"
+      "diagnose` (see its --help): the request's time by system call, kernel state and below\n"
+      "the kernel, beside the mean of this recording's normal requests of its operation.\n\n"
       "Example:\n"
       "  causeway request causeway-demo-out/2026-11-22T10-00-00-lock 4bf92f3577b34da6");
   cmd->add_option("args", o->args, "Trace directories, then the request id")->required();

@@ -54,6 +54,14 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
+std::string UnpackDemoRecording(const TempDir& tmp, const std::string& name) {
+  const std::string archive =
+      std::string(CAUSEWAY_TEST_DATA) + "/recordings/demo-" + name + ".tar.zst";
+  const auto r = RunCommand("tar --zstd -xf '" + archive + "' -C '" + tmp.path() + "'");
+  EXPECT_EQ(r.exit_code, 0) << "cannot unpack " << archive << " (tar and zstd installed?)";
+  return tmp.path() + "/" + name;
+}
+
 TempDir::TempDir() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "causeway-test-XXXXXX").string();
   char* made = mkdtemp(tmpl.data());

@@ -53,6 +53,10 @@ class TempDir {
   std::string path_;
 };
 
+// Unpacks tests/data/recordings/demo-`name`.tar.zst into `tmp` (a test failure when it
+// cannot): the recording's directory, tmp/`name`.
+std::string UnpackDemoRecording(const TempDir& tmp, const std::string& name);
+
 // Held around a `perf record` run. perf mounts tracefs to find its tracepoints and leaves it
 // mounted when it exits: on destruction, tracefs is unmounted again when it was not mounted
 // before, so that the machine's tracing state is as the test found it. The tests running
