@@ -401,20 +401,13 @@ json UiThreadsJson(const analysis::RecordingAnalysis& r, const std::vector<Worke
       states.push_back(std::move(x));
     };
     if (k.ts.empty()) continue;
-    // The state of the edge covering t (merged runs show the one at their middle).
-    auto state_at = [&](int64_t t) {
-      const auto v = std::upper_bound(k.ts.begin(), k.ts.end(), t) - k.ts.begin();
-      return k.state(v == 0 ? 0 : static_cast<size_t>(v - 1));
-    };
     const int64_t step = std::max<int64_t>(1, static_cast<int64_t>(abs.ns_per_pixel()));
+    // A merged run of short edges shows its hint: the longest of its first edges.
     ForEachStateAtResolution(k.ts, g.end(), abs.begin, abs.end, step,
-                             [&](int64_t s, int64_t e, int64_t edge) {
+                             [&](int64_t s, int64_t e, size_t edge, bool merged) {
                                s = std::max(s, abs.begin);
                                e = std::min(e, abs.end);
-                               if (edge == kMerged)
-                                 emit(s, e, state_at(s + (e - s) / 2), true);
-                               else
-                                 emit(s, e, k.state(static_cast<size_t>(edge)), false);
+                               emit(s, e, k.state(edge), merged);
                              });
     lanes.push_back({{"worker", id},
                      {"label", r.requests.ThreadLabel(g, id)},
