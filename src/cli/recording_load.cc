@@ -8,6 +8,7 @@ void AddRecordingFlags(CLI::App* cmd, RecordingFlags* flags) {
   cmd->add_option("--spans", flags->spans,
                   "Span files or directories (OTLP JSON, Jaeger JSON; default: TRACE_DIR/spans)");
   AddClockSyncFlags(cmd, &flags->sync);
+  AddIndexFlags(cmd, &flags->index);
   cmd->add_option("--host", flags->host,
                   "The host whose threads ran the spans (default: the first)");
 }
@@ -19,7 +20,7 @@ StatusOr<analysis::RecordingAnalysis> LoadRecording(const std::vector<std::strin
   options.span_paths = flags.spans;
   options.host = flags.host;
   options.keep_paths = keep_paths;
-  options.kernel = display.Options(flags.sync);
+  options.kernel = display.Options(flags.sync, flags.index);
   options.on_kernel_done = [&display](const analysis::KernelAnalysis* a) { display.Done(a); };
   options.on_spans_read = [](const spans::SpanSet& s) {
     for (const std::string& w : s.warnings) fmt::print(stderr, "causeway: warning: {}\n", w);
