@@ -1,6 +1,7 @@
 #include "analysis/kernel_analysis.h"
 
 #include <map>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -38,8 +39,10 @@ StatusOr<std::unique_ptr<KernelAnalysis>> ReadTraces(const std::vector<std::stri
     host_of_trace.push_back(it->second);
   }
   const kernel::HttpMessageLayout http = kernel::HttpMessageLayout::Build(*reader, host_of_trace);
+  kernel::KernelLayoutOptions layout_options;
+  layout_options.syscalls = options.observer != nullptr;
   const kernel::KernelLayout layout =
-      kernel::KernelLayout::Build(*reader, std::move(host_of_trace));
+      kernel::KernelLayout::Build(*reader, std::move(host_of_trace), layout_options);
   if (!layout.has_scheduling()) {
     std::string dirs;
     for (const auto* list : {&result->trace_dirs, &result->unused_trace_dirs})
@@ -56,27 +59,47 @@ StatusOr<std::unique_ptr<KernelAnalysis>> ReadTraces(const std::vector<std::stri
   uint64_t n = 0;
   bool first = true;
   const uint64_t total = reader->total_bytes();
-  // ForEach rather than Next(): the same events, with the merge's heads kept in registers.
-  reader->ForEach([&](const ctf::Event& e) {
-    ++n;
-    if (options.progress && (n & 0xFFFF) == 0) options.progress(reader->consumed_bytes(), total, n);
-    if (!layout.Convert(e, &ke)) {
-      if (http.Read(e, &message)) result->http_messages.push_back(std::move(message));
-      return;
-    }
-    if (first) {
-      result->begin = ke.ts;
-      first = false;
-    }
-    result->end = std::max(result->end, ke.ts);
-    model.Process(ke);
-  });
+  // Two instances of the loop, so that the one without an observer has no test for it.
+  auto pass = [&](auto with_observer) {
+    // ForEach rather than Next(): the same events, with the merge's heads kept in registers.
+    reader->ForEach([&](const ctf::Event& e) {
+      ++n;
+      if (options.progress && (n & 0xFFFF) == 0)
+        options.progress(reader->consumed_bytes(), total, n);
+      if (!layout.Convert(e, &ke)) {
+        if (http.Read(e, &message)) result->http_messages.push_back(std::move(message));
+        return;
+      }
+      if constexpr (decltype(with_observer)::value) {
+        // System calls go to the observer alone: the graph and its time range are the same
+        // with or without them.
+        if (ke.kind == kernel::Kind::kSyscallEntry || ke.kind == kernel::Kind::kSyscallExit) {
+          options.observer->OnEvent(ke);
+          return;
+        }
+      }
+      if (first) {
+        result->begin = ke.ts;
+        first = false;
+      }
+      result->end = std::max(result->end, ke.ts);
+      model.Process(ke);
+      if constexpr (decltype(with_observer)::value) options.observer->OnEvent(ke);
+    });
+  };
+  if (options.observer) {
+    options.observer->Start(model, result->graph);
+    pass(std::true_type{});
+  } else {
+    pass(std::false_type{});
+  }
   if (!reader->status().ok()) return reader->status();
   // Several snapshots of one flight recorder in one folder: every event twice, and the
   // model would repair switch-outs without end. Refused (stats and events warn).
   if (auto overlap = ctf::OverlappingTraces(*reader, reader->stream_stats()))
     return InvalidArgument(*overlap);
   model.Finish(result->end);
+  if (options.observer) options.observer->Finish(result->end);
   result->graph.ShrinkToFit();
   result->counters = model.counters();
   result->streams = reader->stream_stats();
@@ -89,7 +112,8 @@ StatusOr<std::unique_ptr<KernelAnalysis>> ReadTraces(const std::vector<std::stri
 
 StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::string>& paths,
                                                         const KernelAnalysisOptions& options) {
-  if (options.index.use)
+  // An observer needs the events themselves: with one, the traces are always read.
+  if (options.index.use && !options.observer)
     if (auto cached = LoadIndexedKernelAnalysis(paths, options)) return cached;
   return ReadTraces(paths, options);
 }

@@ -15,6 +15,7 @@
 #include "ctf/reader/stream_cursor.h"
 #include "graph/execution_graph.h"
 #include "kernel/http_message.h"
+#include "kernel/kernel_event_observer.h"
 #include "kernel/kernel_model.h"
 
 namespace causeway::analysis {
@@ -39,6 +40,9 @@ struct KernelAnalysisOptions {
   unsigned decode_threads = ctf::AnalysisDecodeThreads();
   // Off by default: the tests and benchmarks that call AnalyzeKernel read the trace.
   KernelIndexOptions index;
+  // Sees every event after the model, system calls included (kernel_event_observer.h). Not
+  // owned; nullptr: none, and the pass costs what it did without the hook.
+  kernel::KernelEventObserver* observer = nullptr;
 };
 
 struct KernelAnalysis {

@@ -83,6 +83,7 @@ StatusOr<RecordingAnalysis> AnalyzeRecording(const std::vector<std::string>& tra
   requests::RequestOptions ro;
   ro.host = options.host;
   ro.keep_paths = options.keep_paths;
+  ro.keep_thread_requests = options.keep_thread_requests;
   ro.placement = &placement;
   ASSIGN_OR_RETURN(out.requests, options.keep_paths
                                      ? requests::AnalyzeRequests(g, out.spans, ro)

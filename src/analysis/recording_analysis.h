@@ -26,6 +26,8 @@ struct RecordingAnalysisOptions {
   // requests' roots are let go before the paths are computed
   // (requests::AnalyzeRequestsRootSpansOnly): the listings show the roots alone.
   bool keep_paths = true;
+  // Keep each thread's active request over time (RequestAnalysis::thread_requests).
+  bool keep_thread_requests = false;
   KernelAnalysisOptions kernel;
   // Called on the calling thread once the kernel analysis is done (nullptr: it failed), and
   // once the spans are read, before they are joined: a command line prints its notes and the

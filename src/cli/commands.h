@@ -21,5 +21,6 @@ Runner RegisterRequests(CLI::App& app);
 Runner RegisterRequest(CLI::App& app);
 Runner RegisterExport(CLI::App& app);
 Runner RegisterPivot(CLI::App& app);
+Runner RegisterIndex(CLI::App& app);
 
 }  // namespace causeway::cli

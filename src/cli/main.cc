@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   // `stats`) stream in a few MB and have nothing to gain.
   if (argc > 1 && (std::strcmp(argv[1], "requests") == 0 || std::strcmp(argv[1], "request") == 0 ||
                    std::strcmp(argv[1], "export") == 0 || std::strcmp(argv[1], "threads") == 0 ||
-                   std::strcmp(argv[1], "critpath") == 0)) {
+                   std::strcmp(argv[1], "critpath") == 0 || std::strcmp(argv[1], "index") == 0)) {
     causeway::cli::KeepFreedHeapForReuse();
     causeway::cli::AdviseHugePagesForHeap();
   }
@@ -38,13 +38,14 @@ int main(int argc, char** argv) {
   causeway::cli::Runner request = causeway::cli::RegisterRequest(app);
   causeway::cli::Runner export_ = causeway::cli::RegisterExport(app);
   causeway::cli::Runner pivot = causeway::cli::RegisterPivot(app);
+  causeway::cli::Runner index = causeway::cli::RegisterIndex(app);
   const auto subcommands = app.get_subcommands([](CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subcommands.begin(), subcommands.end(),
                                              [&](CLI::App* c) { return c->check_name(argv[1]); });
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::fprintf(stderr,
                  "causeway: unknown command '%s' (commands: record, snapshot, events, stats, "
-                 "threads, critpath, sync, requests, request, export, pivot; see "
+                 "threads, critpath, sync, requests, request, export, pivot, index; see "
                  "causeway --help)\n",
                  argv[1]);
     return 2;
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("request")) return request();
     if (app.got_subcommand("export")) return export_();
     if (app.got_subcommand("pivot")) return pivot();
+    if (app.got_subcommand("index")) return index();
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr,
                  "causeway %s: out of memory: the recording is too large for the memory this "

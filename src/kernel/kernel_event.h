@@ -37,6 +37,12 @@ enum class Kind : uint8_t {
   kBlockIssue,   // handed to the device driver (block_rq_issue): dev, sector, tid
   kCpuThrottle,  // tid switched out (or about to be) by CFS bandwidth control;
                  // Name() = the cgroup whose quota ran out
+  // The CPU's current task (current_tid when the trace says) enters or leaves a system
+  // call: syscall_id() (-1 when the trace names the call only), Name() = the call's name
+  // ("" when unknown), syscall_ret (kSyscallExit). Read only when asked for
+  // (KernelLayoutOptions::syscalls); the model ignores them.
+  kSyscallEntry,
+  kSyscallExit,
 };
 
 // Why a request waited before reaching the block layer, when the trace says (kBlockQueue).
@@ -76,12 +82,14 @@ struct KernelEvent {
   int64_t softirq_vector() const { return number_; }    // kSoftirqEntry, kSoftirqExit
   int64_t dev() const { return number_; }               // kBlock*: the kernel's dev_t
   int64_t lost_count() const { return number_; }        // kLost: events lost on this CPU
+  int64_t syscall_id() const { return number_; }        // kSyscallEntry, kSyscallExit
   void set_prev_state(int64_t v) { number_ = v; }
   void set_statedump_status(int64_t v) { number_ = v; }
   void set_irq(int64_t v) { number_ = v; }
   void set_softirq_vector(int64_t v) { number_ = v; }
   void set_dev(int64_t v) { number_ = v; }
   void set_lost_count(int64_t v) { number_ = v; }
+  void set_syscall_id(int64_t v) { number_ = v; }
 
   // The task running on the CPU when the event was emitted, when the trace says so
   // (perf's common_pid/perf_tid, an LTTng tid context); -1 otherwise.
@@ -107,6 +115,7 @@ struct KernelEvent {
   uint32_t tcp_flags = 0;
   int64_t end_ts = 0;         // kLost
   uint64_t sector = 0;        // kBlock*: the request's first sector
+  int64_t syscall_ret = 0;    // kSyscallExit: the value returned
   uint32_t block_reason = 0;  // kBlockQueue: kBlockThrottled, or 0
 
  private:

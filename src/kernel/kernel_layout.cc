@@ -2,6 +2,9 @@
 
 #include <initializer_list>
 #include <string_view>
+#include <utility>
+
+#include "kernel/syscall_names.h"
 
 namespace causeway::kernel {
 
@@ -14,11 +17,54 @@ bool EndsWith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
-// Event kind from a class name; perf's "subsystem:" prefix is ignored.
-Kind Classify(std::string_view name, bool has_waking, bool* is_waking) {
+// A system call event: the recorder's syscall_entry / syscall_exit and perf's
+// raw_syscalls:sys_enter / sys_exit (the call by its `id`), LTTng's syscall_entry_<name> /
+// syscall_exit_<name> (and compat_syscall_*) and perf's syscalls:sys_enter_<name> (by the
+// class name, set into `*call`; LTTng's syscall_*_unknown has only the id).
+Kind ClassifySyscall(std::string_view name, std::string_view* call) {
+  *call = {};
+  if (StartsWith(name, "compat_")) name.remove_prefix(7);
+  static constexpr std::pair<std::string_view, Kind> kPrefixes[] = {
+      {"syscall_entry", Kind::kSyscallEntry},
+      {"syscall_exit", Kind::kSyscallExit},
+      {"sys_enter", Kind::kSyscallEntry},
+      {"sys_exit", Kind::kSyscallExit}};
+  for (const auto& [prefix, kind] : kPrefixes) {
+    if (!StartsWith(name, prefix)) continue;
+    if (name.size() == prefix.size()) return kind;
+    if (name[prefix.size()] != '_') continue;
+    if (name.substr(prefix.size() + 1) != "unknown") *call = name.substr(prefix.size() + 1);
+    return kind;
+  }
+  return Kind::kNone;
+}
+
+// The name of this architecture's system call `id` ("" when unknown).
+std::string_view SyscallNameOf(int64_t id) {
+  static const std::vector<std::string_view> by_id = [] {
+    std::vector<std::string_view> v;
+    for (const ctf::EnumLabel& l : SyscallNames()) {
+      if (l.value < 0 || l.value > 4096) continue;
+      if (static_cast<size_t>(l.value) >= v.size()) v.resize(l.value + 1);
+      v[l.value] = l.label;
+    }
+    return v;
+  }();
+  return id >= 0 && static_cast<size_t>(id) < by_id.size() ? by_id[id] : std::string_view();
+}
+
+// Event kind from a class name; perf's "subsystem:" prefix is ignored. A system call's
+// name, when the class name gives it, goes to `*call`.
+Kind Classify(std::string_view name, bool has_waking, bool* is_waking,
+              std::string_view* call = nullptr) {
   *is_waking = false;
   const size_t colon = name.find(':');
   if (colon != std::string_view::npos) name = name.substr(colon + 1);
+  if (StartsWith(name, "sys") || StartsWith(name, "compat_sys")) {
+    std::string_view unused;
+    const Kind syscall = ClassifySyscall(name, call ? call : &unused);
+    if (syscall != Kind::kNone) return syscall;
+  }
   if (name == "sched_switch") return Kind::kSwitch;
   if (name == "sched_waking") {
     *is_waking = true;
@@ -90,14 +136,18 @@ bool KernelLayout::UsesTrace(const ctf::Trace& trace) {
     for (const auto& ep : sp->events) {
       bool waking = false;
       // has_waking only turns sched_wakeup off when sched_waking is there, used instead.
-      if (Classify(ep->cls->name, /*has_waking=*/false, &waking) != Kind::kNone) return true;
+      // System calls alone do not make a trace one the model needs.
+      const Kind kind = Classify(ep->cls->name, /*has_waking=*/false, &waking);
+      if (kind != Kind::kNone && kind != Kind::kSyscallEntry && kind != Kind::kSyscallExit)
+        return true;
     }
   }
   return false;
 }
 
 KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
-                                 std::vector<uint32_t> host_of_trace) {
+                                 std::vector<uint32_t> host_of_trace,
+                                 const KernelLayoutOptions& options) {
   KernelLayout l;
   l.classes_.resize(reader.num_event_classes());
   l.host_of_trace_ = std::move(host_of_trace);
@@ -115,8 +165,11 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
     for (const auto& sp : tp.streams) {
       for (const auto& ep : sp->events) {
         bool waking = false;
-        const Kind kind = Classify(ep->cls->name, has_waking, &waking);
+        std::string_view call;
+        const Kind kind = Classify(ep->cls->name, has_waking, &waking, &call);
         if (kind == Kind::kNone) continue;
+        const bool is_syscall = kind == Kind::kSyscallEntry || kind == Kind::kSyscallExit;
+        if (is_syscall && !options.syscalls) continue;
         ClassLayout c;
         c.kind = kind;
         c.trace = ti;
@@ -201,6 +254,12 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
             c.tid = payload({"tid"});
             c.name = payload_text({"cgroup"});
             break;
+          case Kind::kSyscallEntry:
+          case Kind::kSyscallExit:
+            c.syscall_name = call;
+            if (call.empty()) c.number = payload({"id"});
+            c.syscall_ret = payload({"ret"});
+            break;
           default:
             break;
         }
@@ -252,7 +311,7 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   };
   // Every field is stored once, explicitly: `*out = KernelEvent{}` first compiles to a
   // `rep stos` over the whole struct, a third of this function's time on a busy trace.
-  static_assert(sizeof(KernelEvent) == 152, "a KernelEvent field was added: set it below");
+  static_assert(sizeof(KernelEvent) == 160, "a KernelEvent field was added: set it below");
   out->kind = c.kind;
   out->host = host_of_trace_[c.trace];
   out->cpu = static_cast<int32_t>(e.cpu);
@@ -280,6 +339,12 @@ bool KernelLayout::ConvertSlow(const ClassLayout& c, const ctf::Event& e, Kernel
   out->end_ts = 0;
   out->sector = c.sector.a ? unsigned_(c.sector) : 0;
   out->block_reason = c.block_reason.a && unsigned_(c.block_reason) ? kBlockThrottled : 0;
+  out->syscall_ret = 0;
+  if (c.kind == Kind::kSyscallEntry || c.kind == Kind::kSyscallExit) [[unlikely]] {
+    out->number_ = c.number.a ? integer(c.number, -1) : -1;
+    out->name_ = c.syscall_name.empty() ? SyscallNameOf(out->number_) : c.syscall_name;
+    out->syscall_ret = integer(c.syscall_ret, 0);
+  }
   if (c.kind == Kind::kPacketSend || c.kind == Kind::kPacketRecv) {
     const ctf::ScalarRef* s = Locate(e, c.seq.a, c.seq.b);
     if (!s) return false;  // not a TCP segment (UDP, ARP, IPv6 without TCP...)

@@ -10,11 +10,11 @@
 //     x86_irq_vectors_*_entry/exit, inet_sock_local_out/in, net_dev_queue /
 //     netif_receive_skb / net_if_receive_skb (TCP fields at the top level or inside the
 //     network_header variant), block_bio_queue / block_rq_insert / block_rq_issue /
-//     block_rq_complete (dev, sector); and the same names from Causeway's
-//     recorder;
+//     block_rq_complete (dev, sector), syscall_entry_<name> / syscall_exit_<name> (when
+//     asked for); and the same names from Causeway's recorder (syscall_entry / _exit by id);
 //   - perf's `perf data convert --to-ctf`: the same tracepoints with a "subsystem:" prefix,
 //     pid-named fields (prev_pid, next_pid, pid, child_pid, parent_pid), the current task in
-//     perf_tid and the interrupt context in common_flags.
+//     perf_tid and the interrupt context in common_flags; raw_syscalls:sys_enter / sys_exit.
 // When a trace has sched_waking, sched_wakeup is ignored (waking fires in the waker's
 // context; wakeup may fire on the target's CPU).
 #pragma once
@@ -30,12 +30,19 @@
 
 namespace causeway::kernel {
 
+struct KernelLayoutOptions {
+  // Also convert system call entries and exits (kSyscallEntry / kSyscallExit), which the
+  // model does not use: only for a reader of the event stream that wants them (the index).
+  bool syscalls = false;
+};
+
 class KernelLayout {
  public:
   // `host_of_trace[i]` is the model's host id of the reader's trace i. Timestamps are taken
   // as the reader gives them: clock transforms between hosts are the reader's job
   // (ctf::ReaderOptions), so that its merge order is the synchronized order.
-  static KernelLayout Build(const ctf::EventReader& reader, std::vector<uint32_t> host_of_trace);
+  static KernelLayout Build(const ctf::EventReader& reader, std::vector<uint32_t> host_of_trace,
+                            const KernelLayoutOptions& options = {});
 
   // True when some event class of `trace` is one the model needs. A trace with none (a
   // user-space trace) is best not read at all: its events would be decoded for nothing, and
@@ -74,7 +81,11 @@ class KernelLayout {
     // behind KernelEvent's per-kind accessors (next_tid, prev_state, irq, …).
     Integer tid, second_tid, number, current_tid, flags, seq, ack_seq, tcp_flags, pid;
     Integer sector, block_reason;  // block events
+    Integer syscall_ret;
     Text name, next_comm;
+    // The system call the class is named after (LTTng's syscall_entry_<name>: a view into
+    // the class name, which lives as long as the reader); empty when named by its id.
+    std::string_view syscall_name;
   };
   bool ConvertSlow(const ClassLayout& c, const ctf::Event& e, KernelEvent* out) const;
   bool ConvertLost(const ctf::Event& e, KernelEvent* out) const;

@@ -62,6 +62,10 @@ std::string_view Basename(std::string_view path) {
 }
 }  // namespace
 
+std::string_view SoftirqVectorName(int64_t vec) {
+  return vec >= 0 && vec < 10 ? kSoftirqNames[vec] : std::string_view();
+}
+
 KernelModel::KernelModel(graph::ExecutionGraph* graph) : g_(graph) {
   q_lost_ = g_->Intern("lost events");
   q_no_wakeup_ = g_->Intern("no wake-up seen");
@@ -104,6 +108,12 @@ WorkerId KernelModel::Find(const Host& h, int32_t tid) const {
 
 WorkerId KernelModel::FindThread(uint32_t host, int32_t tid) const {
   return host < hosts_.size() ? Find(hosts_[host], tid) : graph::kNoWorker;
+}
+
+int32_t KernelModel::CurrentTask(uint32_t host, int32_t cpu) const {
+  if (host >= hosts_.size() || cpu < 0) return -1;
+  const Host& h = hosts_[host];
+  return static_cast<size_t>(cpu) < h.cpus.size() ? h.cpus[cpu].current : -1;
 }
 
 WorkerId KernelModel::NewThread(uint32_t host, int32_t tid, int64_t ts, State s,
@@ -155,7 +165,11 @@ WorkerId KernelModel::RunningTask(uint32_t host, Cpu* c, int32_t tid, int64_t ts
 }
 
 void KernelModel::Process(const KernelEvent& e) {
-  if (e.kind == Kind::kNone || e.host >= hosts_.size()) return;
+  // System calls are for the index's readers of the event stream: the graph is the same
+  // whether the trace has them or not.
+  if (e.kind == Kind::kNone || e.kind == Kind::kSyscallEntry || e.kind == Kind::kSyscallExit ||
+      e.host >= hosts_.size())
+    return;
   ++counters_.events;
   Host& h = hosts_[e.host];
   if (h.first_ts < 0) h.first_ts = e.ts;
@@ -263,6 +277,8 @@ void KernelModel::Process(const KernelEvent& e) {
       OnCpuThrottle(e);
       break;
     case Kind::kNone:
+    case Kind::kSyscallEntry:
+    case Kind::kSyscallExit:
       break;
   }
 }

@@ -80,6 +80,9 @@ struct ModelCounters {
   uint64_t cpu_throttles = 0;      // switch-outs by CFS bandwidth control (cgroup CPU quota)
 };
 
+// The kernel's name of softirq vector `vec` ("NET_RX"), "" for a vector it does not know.
+std::string_view SoftirqVectorName(int64_t vec);
+
 class KernelModel {
  public:
   explicit KernelModel(graph::ExecutionGraph* graph);
@@ -92,6 +95,9 @@ class KernelModel {
   const ModelCounters& counters() const { return counters_; }
   // Worker of (host, tid) alive at the end of the analysis, or kNoWorker.
   graph::WorkerId FindThread(uint32_t host, int32_t tid) const;
+  // The tid the model holds current on a CPU (0: idle), -1 when unknown (before its first
+  // switch, after lost events); for readers of the event stream (system calls carry no tid).
+  int32_t CurrentTask(uint32_t host, int32_t cpu) const;
 
  private:
   static constexpr int32_t kUnknownTid = -1;

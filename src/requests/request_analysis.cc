@@ -205,6 +205,8 @@ class Analyzer {
   void SummarizePaths();
   // Per operation (of the root spans).
   void SummarizeOperations();
+  // The threads' active-request steps into out_.thread_requests (keep_thread_requests).
+  void KeepThreadRequests() { out_.thread_requests = std::move(timeline_); }
 
  private:
   // A worker's active-request steps from its socket messages: from each message on, the
@@ -593,6 +595,7 @@ StatusOr<RequestAnalysis> Analyze(const graph::ExecutionGraph& g, const spans::S
   analyzer.SummarizeRequestsWithoutThread();
   analyzer.SummarizePaths();
   analyzer.SummarizeOperations();
+  if (options.keep_thread_requests) analyzer.KeepThreadRequests();
   return out;
 }
 

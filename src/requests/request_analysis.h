@@ -13,6 +13,7 @@
 #include "graph/critical_path.h"
 #include "graph/execution_graph.h"
 #include "graph/merged_paths.h"
+#include "requests/active_request_steps.h"
 #include "requests/span_placement.h"
 #include "spans/span_model.h"
 
@@ -148,6 +149,9 @@ struct RequestAnalysis {
   // The shared pieces request ri's path is cut from: as many as Detail's path has, or more
   // (Detail joins neighbours that are the same to it). Counted without building the path.
   uint64_t SharedPieces(size_t ri) const;
+  // Per worker, the request it worked for over time (steps in time order, req -1: none),
+  // with RequestOptions::keep_thread_requests only.
+  std::vector<std::vector<Step>> thread_requests;
   // The service of the spans a thread ran (threads of one executable share their name).
   std::unordered_map<graph::WorkerId, std::string> thread_service;
   // The service of each process (host, pid) some thread of which ran spans: threads that
@@ -166,6 +170,8 @@ struct RequestOptions {
   // (every path is still computed, and labelled in shared_paths). Listings need neither, and
   // the nodes are a large part of the analysis' memory.
   bool keep_paths = true;
+  // Keep each thread's active-request steps (RequestAnalysis::thread_requests: the index).
+  bool keep_thread_requests = false;
   // The spans' threads as PlaceSpans found them (the same set, same order), and what the
   // threads' socket messages say they work for. Null: the spans' own thread ids, looked up
   // on `host`.
