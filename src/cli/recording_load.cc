@@ -8,7 +8,6 @@ void AddRecordingFlags(CLI::App* cmd, RecordingFlags* flags) {
   cmd->add_option("--spans", flags->spans,
                   "Span files or directories (OTLP JSON, Jaeger JSON; default: TRACE_DIR/spans)");
   AddClockSyncFlags(cmd, &flags->sync);
-  AddIndexFlags(cmd, &flags->index);
   cmd->add_option("--host", flags->host,
                   "The host whose threads ran the spans (default: the first)");
 }

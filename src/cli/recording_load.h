@@ -17,9 +17,9 @@ struct RecordingFlags {
   std::vector<std::string> spans;
   std::string host;
   ClockSyncFlags sync;
-  IndexFlags index;
+  IndexFlags index;  // added by the commands that read the index (AddIndexFlags)
 };
-// --spans, the clock sync flags, the index flags and --host.
+// --spans, the clock sync flags and --host.
 void AddRecordingFlags(CLI::App* cmd, RecordingFlags* flags);
 
 // analysis::AnalyzeRecording with a progress line, the clock note and the span files'
