@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/kernel_analysis_index.h"
 #include "ctf/reader/event_reader.h"
 #include "ctf/reader/overlapping_traces.h"
 #include "kernel/http_message_layout.h"
@@ -12,10 +13,13 @@
 
 namespace causeway::analysis {
 
-StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::string>& paths,
-                                                        const KernelAnalysisOptions& options) {
+namespace {
+
+StatusOr<std::unique_ptr<KernelAnalysis>> ReadTraces(const std::vector<std::string>& paths,
+                                                     const KernelAnalysisOptions& options) {
   // Transforms go into the reader, so that its merge order is the synchronized order.
   auto result = std::make_unique<KernelAnalysis>();
+  result->paths = paths;
   ASSIGN_OR_RETURN(result->clocks, ResolveClockSync(paths, options.sync));
   ctf::ReaderOptions reader_options =
       kernel::KernelTracesOnly(ctf::ReaderOptions::ByHost(result->clocks.Transforms()));
@@ -105,6 +109,16 @@ StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::s
   result->events_read = n;
   result->bytes = total;
   return result;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<KernelAnalysis>> AnalyzeKernel(const std::vector<std::string>& paths,
+                                                        const KernelAnalysisOptions& options) {
+  // An observer needs the events themselves: with one, the traces are always read.
+  if (options.index.use && !options.observer)
+    if (auto cached = LoadIndexedKernelAnalysis(paths, options)) return cached;
+  return ReadTraces(paths, options);
 }
 
 }  // namespace causeway::analysis

@@ -21,6 +21,7 @@ struct CritpathOptions {
   std::string begin, end;
   std::string format = "text";
   ClockSyncFlags sync;
+  IndexFlags index;
 };
 
 int RunCritpath(const CritpathOptions& o) {
@@ -42,7 +43,7 @@ int RunCritpath(const CritpathOptions& o) {
   if (q.begin.value_or(INT64_MIN) > q.end.value_or(INT64_MAX))
     return fmt::print(stderr, "causeway critpath: --begin is after --end\n"), 2;
 
-  auto analysis = LoadKernelAnalysis(o.traces, o.sync);
+  auto analysis = LoadKernelAnalysis(o.traces, o.sync, o.index);
   if (!analysis.ok())
     return fmt::print(stderr, "causeway critpath: {}\n", analysis.status().ToString()), 1;
   const graph::ExecutionGraph& g = (*analysis)->graph;
@@ -95,6 +96,7 @@ Runner RegisterCritpath(CLI::App& app) {
                   "Start of the range (ns, or seconds.fraction, from the clock origin)");
   cmd->add_option("--end", o->end, "End of the range (same units as --begin)");
   AddClockSyncFlags(cmd, &o->sync);
+  AddIndexFlags(cmd, &o->index);
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -67,6 +67,7 @@ Runner RegisterExport(CLI::App& app) {
   cmd->add_option("traces", o->args, "Trace directories (a recording directory, or its kernel/)")
       ->required();
   AddRecordingFlags(cmd, &o->recording);
+  AddIndexFlags(cmd, &o->recording.index);
   auto format = std::make_shared<std::string>("chrome");  // the one format
   cmd->add_option("--format", *format, "Output format")
       ->check(CLI::IsMember({"chrome"}))

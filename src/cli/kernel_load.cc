@@ -34,9 +34,21 @@ void AddClockSyncFlags(CLI::App* cmd, ClockSyncFlags* flags) {
   file->excludes(ref);
 }
 
-analysis::KernelAnalysisOptions KernelAnalysisDisplay::Options(const ClockSyncFlags& sync) {
+void AddIndexFlags(CLI::App* cmd, IndexFlags* flags) {
+  cmd->add_option("--cache", flags->cache,
+                  "Where the index built by `causeway index --cache DIR` is (default: beside "
+                  "the trace)");
+  cmd->add_flag("--no-index", flags->no_index,
+                "Read the trace even when a valid index holds its graph");
+}
+
+analysis::KernelAnalysisOptions KernelAnalysisDisplay::Options(const ClockSyncFlags& sync,
+                                                               const IndexFlags& index) {
   analysis::KernelAnalysisOptions options;
   options.sync = sync.ToOptions();
+  options.index.use = !index.no_index;
+  options.index.cache_dir = index.cache;
+  options.index.note = [](const std::string& note) { fmt::print(stderr, "causeway: {}\n", note); };
   if (StderrIsInteractive()) {
     options.progress = [this](uint64_t done, uint64_t total, uint64_t events) {
       if (!progress_) progress_.emplace("Building graph", total, true);
@@ -52,9 +64,9 @@ void KernelAnalysisDisplay::Done(const analysis::KernelAnalysis* a) {
 }
 
 StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
-    const std::vector<std::string>& traces, const ClockSyncFlags& sync) {
+    const std::vector<std::string>& traces, const ClockSyncFlags& sync, const IndexFlags& index) {
   KernelAnalysisDisplay display;
-  auto result = analysis::AnalyzeKernel(traces, display.Options(sync));
+  auto result = analysis::AnalyzeKernel(traces, display.Options(sync, index));
   display.Done(result.ok() ? result->get() : nullptr);
   return result;
 }

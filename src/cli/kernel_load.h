@@ -25,6 +25,15 @@ struct ClockSyncFlags {
 };
 void AddClockSyncFlags(CLI::App* cmd, ClockSyncFlags* flags);
 
+// --cache DIR and --no-index, shared by every command that builds the graph: where the
+// index `causeway index` built is, and whether to use it (a valid one replaces reading the
+// trace; the outputs are the same).
+struct IndexFlags {
+  std::string cache;
+  bool no_index = false;
+};
+void AddIndexFlags(CLI::App* cmd, IndexFlags* flags);
+
 // What a command shows while a kernel analysis runs, wherever it is assembled.
 class KernelAnalysisDisplay {
  public:
@@ -32,8 +41,9 @@ class KernelAnalysisDisplay {
   KernelAnalysisDisplay(const KernelAnalysisDisplay&) = delete;  // its callback points here
   KernelAnalysisDisplay& operator=(const KernelAnalysisDisplay&) = delete;
 
-  // The analysis options the flags ask for, with a progress line on a terminal.
-  analysis::KernelAnalysisOptions Options(const ClockSyncFlags& sync);
+  // The analysis options the flags ask for, with a progress line on a terminal and the
+  // index's note on stderr.
+  analysis::KernelAnalysisOptions Options(const ClockSyncFlags& sync, const IndexFlags& index = {});
   // Ends the progress line and prints which clocks were synchronized (`a`: the analysis,
   // nullptr when it failed).
   void Done(const analysis::KernelAnalysis* a);
@@ -44,7 +54,8 @@ class KernelAnalysisDisplay {
 
 // Synchronizes the hosts' clocks as the flags say, then builds the graph.
 StatusOr<std::unique_ptr<analysis::KernelAnalysis>> LoadKernelAnalysis(
-    const std::vector<std::string>& traces, const ClockSyncFlags& sync = {});
+    const std::vector<std::string>& traces, const ClockSyncFlags& sync = {},
+    const IndexFlags& index = {});
 
 // Timestamps the reader clamped (a damaged stream went back in time): how many, the largest
 // step back and the stream it was in. Every kernel command reports them.

@@ -18,7 +18,7 @@ analysis::RecordingAnalysisOptions RecordingOptions(const RecordingFlags& flags,
   options.span_paths = flags.spans;
   options.host = flags.host;
   options.keep_paths = keep_paths;
-  options.kernel = display->Options(flags.sync);
+  options.kernel = display->Options(flags.sync, flags.index);
   options.on_kernel_done = [display](const analysis::KernelAnalysis* a) { display->Done(a); };
   options.on_spans_read = [](const spans::SpanSet& s) {
     for (const std::string& w : s.warnings) fmt::print(stderr, "causeway: warning: {}\n", w);

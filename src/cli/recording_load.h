@@ -17,6 +17,7 @@ struct RecordingFlags {
   std::vector<std::string> spans;
   std::string host;
   ClockSyncFlags sync;
+  IndexFlags index;  // added by the commands that read the index (AddIndexFlags)
 };
 // --spans, the clock sync flags and --host.
 void AddRecordingFlags(CLI::App* cmd, RecordingFlags* flags);

@@ -73,6 +73,7 @@ Runner RegisterRequest(CLI::App& app) {
       "  causeway request causeway-demo-out/2026-11-22T10-00-00-lock 4bf92f3577b34da6");
   cmd->add_option("args", o->args, "Trace directories, then the request id")->required();
   AddRecordingFlags(cmd, &o->recording);
+  AddIndexFlags(cmd, &o->recording.index);
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

@@ -87,6 +87,7 @@ Runner RegisterRequests(CLI::App& app) {
   cmd->add_option("traces", o->args, "Trace directories (a recording directory, or its kernel/)")
       ->required();
   AddRecordingFlags(cmd, &o->recording);
+  AddIndexFlags(cmd, &o->recording.index);
   cmd->add_option("--format", o->format,
                   "Output format; html writes one self-contained report file (-o)")
       ->check(CLI::IsMember({"text", "json", "html"}))

@@ -21,6 +21,7 @@ struct ThreadsOptions {
   std::vector<std::string> traces;
   std::string format = "text";
   ClockSyncFlags sync;
+  IndexFlags index;
   std::string sort = "running";
   size_t limit = 0;
   bool critical = false;
@@ -30,7 +31,7 @@ struct ThreadsOptions {
 constexpr size_t kCpuWaitLines = 10;
 
 int RunThreads(const ThreadsOptions& o) {
-  auto analysis = LoadKernelAnalysis(o.traces, o.sync);
+  auto analysis = LoadKernelAnalysis(o.traces, o.sync, o.index);
   if (!analysis.ok())
     return fmt::print(stderr, "causeway threads: {}\n", analysis.status().ToString()), 1;
   const analysis::KernelAnalysis& a = **analysis;
@@ -186,6 +187,7 @@ Runner RegisterThreads(CLI::App& app) {
                   "Trace directories (a directory holding `metadata`, or a parent of several)")
       ->required();
   AddClockSyncFlags(cmd, &o->sync);
+  AddIndexFlags(cmd, &o->index);
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();

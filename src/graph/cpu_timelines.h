@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace causeway::graph {
@@ -37,10 +38,17 @@ class CpuTimelines {
     t.ts.push_back(t.ts.empty() ? ts : std::max(ts, t.ts.back()));
     t.task.push_back(task);
   }
+  size_t num_hosts() const { return hosts_.size(); }
   size_t num_cpus(uint32_t host) const { return host < hosts_.size() ? hosts_[host].size() : 0; }
   const CpuTimeline& cpu(uint32_t host, int32_t cpu) const { return hosts_[host][cpu]; }
   uint64_t memory_bytes() const;
   void ShrinkToFit();
+  // Restoring (graph/graph_file.h): the whole timeline of (host, cpu), read back.
+  void Adopt(uint32_t host, uint32_t cpu, CpuTimeline t) {
+    if (host >= hosts_.size()) hosts_.resize(host + 1);
+    if (cpu >= hosts_[host].size()) hosts_[host].resize(cpu + 1);
+    hosts_[host][cpu] = std::move(t);
+  }
 
  private:
   std::vector<std::vector<CpuTimeline>> hosts_;

@@ -64,6 +64,12 @@ WorkerId ExecutionGraph::AddWorker(uint32_t host, int32_t tid, int64_t ts, State
   return static_cast<WorkerId>(workers_.size() - 1);
 }
 
+WorkerId ExecutionGraph::AdoptWorker(Worker w) {
+  open_.push_back(w.edge.back());
+  workers_.push_back(std::move(w));
+  return static_cast<WorkerId>(workers_.size() - 1);
+}
+
 void ExecutionGraph::SetState(WorkerId id, int64_t ts, State s, StringId q) {
   const uint32_t packed = Pack(s, q);
   if (open_[id] == packed) return;
@@ -155,6 +161,7 @@ uint64_t ExecutionGraph::num_links() const {
 }
 
 uint64_t ExecutionGraph::memory_bytes() const {
+  if (built_memory_bytes_) return built_memory_bytes_;
   uint64_t n = sizeof(*this) + workers_.capacity() * sizeof(Worker);
   for (const Worker& w : workers_)
     n += w.ts.capacity() * 8 + w.edge.capacity() * 4 + w.in.capacity() * sizeof(InLink) +

@@ -126,6 +126,14 @@ class ExecutionGraph {
   // Releases the spare capacity of the growth policy once building is over.
   void ShrinkToFit();
 
+  // --- Restoring (graph/graph_file.h reads a graph back) -------------------------------
+  // Appends a whole worker; its timeline is not empty. The reader checks its indexes.
+  WorkerId AdoptWorker(Worker w);
+  void set_unnamed_qualifiers(uint64_t n) { unnamed_qualifiers_ = n; }
+  // What memory_bytes() says: the figure of the graph as it was built (the restored one's
+  // capacities differ), so that a report prints the same whichever way the graph came.
+  void set_built_memory_bytes(uint64_t n) { built_memory_bytes_ = n; }
+
   // --- Reading ---------------------------------------------------------------------------
   size_t num_workers() const { return workers_.size(); }
   const Worker& worker(WorkerId w) const { return workers_[w]; }
@@ -151,7 +159,7 @@ class ExecutionGraph {
 
   uint64_t num_vertices() const;
   uint64_t num_links() const;
-  uint64_t memory_bytes() const;
+  uint64_t memory_bytes() const;  // of the graph as built from the trace
 
  private:
   std::vector<std::string> hosts_;
@@ -163,6 +171,7 @@ class ExecutionGraph {
   uint64_t unnamed_qualifiers_ = 0;
   int64_t end_ = 0;
   CpuTimelines cpus_;
+  uint64_t built_memory_bytes_ = 0;  // restored graphs: memory_bytes() of the one written
 };
 
 }  // namespace causeway::graph
