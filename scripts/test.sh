@@ -17,6 +17,13 @@ if grep -q ': Skipped$' "$log" 2>/dev/null; then
   awk 'skipped { print; skipped = 0 } /: Skipped$/ { skipped = 1 }' "$log" | sort | uniq -c |
     sort -rn
 fi
+# A suite whose SetUpTestSuite fails has its tests reported as skipped, which ctest counts
+# as skips: such a failure must fail the run.
+if grep -q 'FAILED TEST SUITE' "$log" 2>/dev/null; then
+  echo "A test suite's set-up failed (its tests were reported as skipped):"
+  grep -B30 'FAILED TEST SUITE' "$log" | grep -E 'Failure|FAILED|Expected|Actual|^[^ ].*: ' | head -40
+  status=1
+fi
 if [ "$status" -ne 0 ]; then exit "$status"; fi
 if [ -x scripts/fuzz.sh ]; then
   FUZZ_SECONDS="${FUZZ_SECONDS:-20}" scripts/fuzz.sh

@@ -2,6 +2,7 @@
 // test data (tests/data/recordings): the disk fault (demo-disk, a quiet machine; demo-disk-sys,
 // every system call, a loaded one) against a normal recording (demo-normal-sys) as baseline.
 // The disk fault's requests are flagged and walked down to the block device.
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@ namespace causeway {
 namespace {
 
 using nlohmann::json;
+namespace fs = std::filesystem;
 using testing::RunCli;
 using testing::TempDir;
 using testing::UnpackDemoRecording;
@@ -106,6 +108,28 @@ TEST(DiagnoseRecordedTest, DiskFaultWithSyscallsHasItsDeviceTimeAgainstNone) {
     EXPECT_GT(Named(f["below"], "block device"), 0);
     EXPECT_EQ(Named(f["below"], "block device", "normal_ns"), 0);
   }
+}
+
+// With system calls recorded, `diagnose` indexes both recordings and the walk goes request
+// -> fsync: the disk fault's requests spend tens of ms in fsync on their critical path,
+// normal ones none. (The recording was made on a loaded machine: inside fsync, the kworker
+// the call waits on mostly waits for a CPU, which level 3 says.)
+TEST(DiagnoseRecordedTest, DiskFaultWithSyscallsIsWalkedToFsync) {
+  TempDir tmp;
+  const json j = DiagnoseAgainstNormal(tmp, "disk-sys", 6);
+  int walked_to_fsync = 0;
+  for (const json& f : j["abnormal"]) {
+    SCOPED_TRACE(f["trace_id"].get<std::string>());
+    ASSERT_TRUE(f["syscalls"].is_array()) << "no system call level: " << f.dump(1);
+    EXPECT_GT(Named(f["syscalls"], "fsync"), 10'000'000) << f["syscalls"].dump(1);
+    EXPECT_EQ(Named(f["syscalls"], "fsync", "normal_ns"), 0);
+    ASSERT_FALSE(f["walk"].empty());
+    if (f["walk"][0]["level"] == 2 && f["walk"][0]["name"] == "fsync") ++walked_to_fsync;
+  }
+  EXPECT_GE(walked_to_fsync, 5) << j["abnormal"].dump(1);
+  // The index was built beside each recording and serves the next run.
+  EXPECT_TRUE(fs::exists(tmp.path() + "/disk-sys/.causeway/state.cws"));
+  EXPECT_TRUE(fs::exists(tmp.path() + "/disk-sys/.causeway/graph.cwg"));
 }
 
 TEST(DiagnoseRecordedTest, TextIsATreeAndRequestShowsTheSameLevels) {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/kernel_analysis.h"
+#include "analysis/kernel_analysis_file.h"
 #include "analysis/recording_analysis.h"
 #include "index/graph_feed.h"
 #include "index/kernel_event_feed.h"
@@ -75,6 +76,12 @@ StatusOr<IndexBuild> BuildIndex(const IndexSource& source, const IndexLocation& 
   index::RequestFeedCounters request_counters;
   if (build.with_spans) index::WriteRequests(g, requests, writer.get(), &request_counters);
   RETURN_IF_ERROR(writer->Finish(g.end()));
+  // The kernel analysis itself, so that the other commands load it instead of reading the
+  // trace (kernel_analysis_file.h). The observer changed neither the graph nor its range.
+  RETURN_IF_ERROR(WriteKernelAnalysisFile(*kernel, where.graph_path,
+                                          KernelSourceKey(source.traces, source.sync)));
+  build.graph_bytes = fs::file_size(where.graph_path, ec);
+  if (ec) build.graph_bytes = 0;
 
   build.intervals = writer->intervals_written();
   build.store_bytes = fs::file_size(where.store_path, ec);

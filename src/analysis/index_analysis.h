@@ -36,6 +36,7 @@ struct IndexBuild {
   uint64_t intervals = 0;
   uint64_t attributes = 0;
   uint64_t store_bytes = 0;  // the store file's size
+  uint64_t graph_bytes = 0;  // the kernel analysis file's (graph_path)
   uint64_t trace_bytes = 0;  // the kernel traces read
   uint64_t events = 0;       // read from them
   uint64_t requests = 0;     // 0 without spans

@@ -36,6 +36,18 @@ int RunDiagnose(const DiagnoseOptions& o) {
     options.baseline = RecordingOptions(baseline_flags, /*keep_paths=*/false, &baseline_display);
   }
   options.limit = o.limit;
+  // The index first: once built, the analyses below load the kernel analysis from it.
+  const std::unique_ptr<state::StateStore> store =
+      OpenRecordingStore(o.traces, o.recording, "diagnose", /*build_when_missing=*/true);
+  std::unique_ptr<state::StateStore> baseline_store;
+  if (!o.baseline.empty()) {
+    RecordingFlags baseline_flags = o.recording;
+    baseline_flags.spans = o.baseline_spans;
+    baseline_store =
+        OpenRecordingStore({o.baseline}, baseline_flags, "diagnose", /*build_when_missing=*/true);
+  }
+  options.store = store.get();
+  options.baseline_store = baseline_store.get();
   auto d = analysis::AnalyzeDiagnosis(o.traces, options);
   if (!d.ok()) return fmt::print(stderr, "causeway diagnose: {}\n", d.status().ToString()), 1;
   const report::BaselineSource source{o.baseline};
@@ -80,6 +92,7 @@ Runner RegisterDiagnose(CLI::App& app) {
   cmd->add_option("traces", o->traces, "Trace directories (a recording directory, or its kernel/)")
       ->required();
   AddRecordingFlags(cmd, &o->recording);
+  AddIndexFlags(cmd, &o->recording.index);
   cmd->add_option("--baseline", o->baseline,
                   "A recording of normal operation: each operation's baseline is all its "
                   "requests there (default: this recording's own normal requests)");

@@ -89,6 +89,8 @@ int RunIndex(const IndexOptions& o) {
     j = {{"status", why_rebuilt.empty() ? "built" : "rebuilt"},
          {"path", where->store_path},
          {"store_bytes", b.store_bytes},
+         {"graph_path", where->graph_path},
+         {"graph_bytes", b.graph_bytes},
          {"trace_bytes", b.trace_bytes},
          {"store_to_trace", ratio},
          {"intervals", b.intervals},
@@ -107,6 +109,8 @@ int RunIndex(const IndexOptions& o) {
   fmt::print("  {} threads, {}, {:.2f} s ({:.0f} MB/s of trace)\n", b.threads,
              b.with_spans ? fmt::format("{} requests", b.requests) : std::string("no spans"),
              b.seconds, mb_per_s);
+  fmt::print("  the kernel analysis for the other commands: {} ({})\n", where->graph_path,
+             Megabytes(b.graph_bytes));
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // are and how the clocks are synchronized, and the request analysis run with them.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "analysis/recording_analysis.h"
 #include "base/status.h"
 #include "cli/kernel_load.h"
+#include "state/state_store.h"
 
 namespace causeway::cli {
 
@@ -32,5 +34,14 @@ analysis::RecordingAnalysisOptions RecordingOptions(const RecordingFlags& flags,
 // report, one request's report and the export draw them; the listings do not).
 StatusOr<analysis::RecordingAnalysis> LoadRecording(const std::vector<std::string>& traces,
                                                     const RecordingFlags& flags, bool keep_paths);
+
+// The state store of the recording's index (system calls, page cache, ...), when it is
+// valid; else, with `build_when_missing`, builds the index first (a note on stderr says so,
+// since it reads the trace once more) and opens it. Null when there is none (with a note
+// naming the reason, unless there is simply no index and none is to be built), or with
+// --no-index. `command` prefixes the notes.
+std::unique_ptr<state::StateStore> OpenRecordingStore(const std::vector<std::string>& traces,
+                                                      const RecordingFlags& flags,
+                                                      const char* command, bool build_when_missing);
 
 }  // namespace causeway::cli

@@ -38,9 +38,11 @@ int RunRequest(const RequestOptions& o) {
   const graph::ExecutionGraph& g = l->kernel->graph;
   // The levels of `causeway diagnose`, against the same operation's requests of this
   // recording.
+  const std::unique_ptr<state::StateStore> store =
+      OpenRecordingStore(traces, o.recording, "request", /*build_when_missing=*/false);
   const analysis::RequestLevelsAnalysis levels =
-      analysis::AnalyzeRequestLevels(*l, *index, /*store=*/nullptr);
-  const diagnose::RecordingView view = analysis::ViewOf(*l, /*store=*/nullptr);
+      analysis::AnalyzeRequestLevels(*l, *index, store.get());
+  const diagnose::RecordingView view = analysis::ViewOf(*l, store.get());
   if (o.format == "json") {
     nlohmann::json j = report::RequestJson(g, l->spans, l->requests, *index);
     j["levels"] = report::FindingJson(levels.finding, levels.baseline(), view);

@@ -173,8 +173,8 @@ KernelLayout KernelLayout::Build(const ctf::EventReader& reader,
         if (kind == Kind::kNone) continue;
         const bool is_syscall = kind == Kind::kSyscallEntry || kind == Kind::kSyscallExit;
         if (is_syscall && !options.syscalls) continue;
-        const bool is_page_cache = kind == Kind::kPageCacheAdd ||
-                                   kind == Kind::kPageCacheDelete || kind == Kind::kPageCacheRead;
+        const bool is_page_cache = kind == Kind::kPageCacheAdd || kind == Kind::kPageCacheDelete ||
+                                   kind == Kind::kPageCacheRead;
         if (is_page_cache && !options.page_cache) continue;
         ClassLayout c;
         c.kind = kind;

@@ -86,7 +86,7 @@ class KernelLayout {
     // Where the class keeps each KernelEvent field: second_tid and number are the slots
     // behind KernelEvent's per-kind accessors (next_tid, prev_state, irq, …).
     Integer tid, second_tid, number, current_tid, flags, seq, ack_seq, tcp_flags, pid;
-    Integer sector, block_reason;          // block events; sector is also page_first
+    Integer sector, block_reason;  // block events; sector is also page_first
     Integer syscall_ret;
     Integer inode, page_last, page_write;  // page cache events
     Text name, next_comm;

@@ -28,6 +28,10 @@ struct SplitCounts {
   uint64_t events_in = 0;
   uint64_t packets_assigned = 0;  // packet events on one host's device
   std::vector<uint64_t> events_out;
+  // Classes with a field of a type the split does not copy (enumerations: the system
+  // calls' ids), and their events, left out of every host's trace.
+  std::vector<std::string> classes_left_out;
+  uint64_t events_left_out = 0;
 };
 
 // Copies the kernel trace `in_dir` (written with the CtfWriter's field kinds, as
