@@ -37,6 +37,8 @@ void Checksum64::Blocks(const uint8_t* p, size_t blocks) {
 }
 
 void Checksum64::Update(const void* data, size_t n) {
+  // An empty vector's data() may be null, which memcpy must not be given even for 0 bytes.
+  if (n == 0) return;
   const auto* p = static_cast<const uint8_t*>(data);
   total_ += n;
   if (tail_size_) {
