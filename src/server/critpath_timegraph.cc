@@ -196,7 +196,8 @@ class CriticalPathTimeGraph : public Output {
     ASSIGN_OR_RETURN(TimeQuery q, ParseTimeQuery(p, {r.start, r.end, kDefaultSamples}, true));
     const requests::RequestDetail detail = a.Detail(ri);
     json arrows = json::array();
-    int64_t last = INT64_MIN;
+    int64_t last = 0;
+    bool have_last = false;
     const int64_t step = q.step();
     for (size_t i = 1; i < detail.path.size(); ++i) {
       const requests::Piece& from = detail.path[i - 1];
@@ -208,7 +209,8 @@ class CriticalPathTimeGraph : public Output {
       const bool blocked =
           from.cause == Cause::kBlockedByRequest || to.cause == Cause::kBlockedByRequest;
       // Hops less than a step apart are drawn once, but those into another request's thread.
-      if (!blocked && to.start - last < step) continue;
+      if (!blocked && have_last && to.start - last < step) continue;
+      have_last = true;
       last = to.start;
       arrows.push_back({{"sourceId", RowId(ri, from.worker)},
                         {"targetId", RowId(ri, to.worker)},
