@@ -103,8 +103,10 @@ class Background {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      causeway::testing::EndWithParent(parent, SIGTERM);
       dup2(out[1], 1);
       dup2(err[1], 2);
       // The test runner may block signals; the demo must start with the default mask.

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/index_analysis.h"
 #include "ctf/writer/ctf_writer.h"
 #include "support/lttng_kernel_trace.h"
 #include "support/test_util.h"
@@ -69,12 +70,13 @@ class PageCacheTrace {
   testing::LttngKernelWriter k_;
 };
 
-TEST(IoCommandTest, PageCacheCountsPerProcessAndFileAndDiskTimes) {
-  testing::TempDir tmp;
+// Reads of one file: `cold` (pid 100) misses every page, `warm` (pid 200) hits them all,
+// `writer` (pid 300) adds pages by writing. One block request on 254:0.
+void WriteColdWarmTrace(const std::string& dir) {
   {
     ctf::TraceOptions opts;
     opts.hostname = "h";
-    auto w = ctf::CtfWriter::Create(tmp.path() + "/kernel", opts);
+    auto w = ctf::CtfWriter::Create(dir, opts);
     ASSERT_TRUE(w.ok()) << w.status().ToString();
     PageCacheTrace t(**w);
     ASSERT_TRUE(t.status().ok()) << t.status().ToString();
@@ -97,6 +99,12 @@ TEST(IoCommandTest, PageCacheCountsPerProcessAndFileAndDiskTimes) {
     t.Read(2001, 200, 32, 64);
     ASSERT_TRUE((*w)->Close().ok());
   }
+}
+
+TEST(IoCommandTest, PageCacheCountsPerProcessAndFileAndDiskTimes) {
+  testing::TempDir tmp;
+  WriteColdWarmTrace(tmp.path() + "/kernel");
+  if (HasFatalFailure()) return;
   std::string err;
   const auto r = testing::RunCli("io " + tmp.path() + " --format json", &err);
   ASSERT_EQ(r.exit_code, 0) << err;
@@ -129,6 +137,36 @@ TEST(IoCommandTest, PageCacheCountsPerProcessAndFileAndDiskTimes) {
   EXPECT_NE(text.out.find("cold"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("100.0%"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("254:0"), std::string::npos) << text.out;
+}
+
+// The index holds the same counts over time: per process and file, cumulative pages read
+// and misses, set as they change, up to the trace's last event.
+TEST(IoCommandTest, TheIndexStoresEachProcessAndFilesCountsOverTime) {
+  testing::TempDir tmp;
+  WriteColdWarmTrace(tmp.path() + "/kernel");
+  if (HasFatalFailure()) return;
+  std::string err;
+  ASSERT_EQ(testing::RunCli("index " + tmp.path(), &err).exit_code, 0) << err;
+  analysis::IndexSource source;
+  source.traces = {tmp.path()};
+  const analysis::ValidIndex index = analysis::OpenValidIndex(source);
+  ASSERT_TRUE(index.store) << index.reason;
+  const state::StateStore& s = *index.store;
+  auto at = [&](const std::string& path, uint64_t t) {
+    const auto a = s.Find("hosts/h/processes/" + path);
+    return a ? s.Format(s.At(*a, static_cast<int64_t>(kBase + t)).value) : "no " + path;
+  };
+  const std::string cold = "100/files/" + std::to_string(kInode) + "/";
+  const std::string warm = "200/files/" + std::to_string(kInode) + "/";
+  EXPECT_EQ(at(cold + "pages_read", 1035), "64");  // one read of pages 0-63, two batches
+  EXPECT_EQ(at(cold + "pages_read", 1045), "65");  // and the fault on page 64
+  EXPECT_EQ(at(cold + "cache_misses", 1045), "65");
+  EXPECT_EQ(at(warm + "pages_read", 1500), "null");  // before its first read
+  EXPECT_EQ(at(warm + "pages_read", 2000), "32");    // its first read, pages 0-31
+  EXPECT_EQ(at(warm + "cache_misses", 2000), "0");   // from its first read on: 0, not null
+  // The store ends at the last event, warm's second read (pages 32-64), long after the
+  // last event of the graph (the block request's completion).
+  EXPECT_EQ(s.end(), static_cast<int64_t>(kBase + 2001));
 }
 
 TEST(IoCommandTest, TraceWithoutPageCacheEventsSaysSo) {

@@ -46,8 +46,10 @@ class PivotCommand {
     const std::string cmd = std::string("exec ") + CAUSEWAY_CLI + " pivot " + Quote(query) +
                             " --nats " + nats + " --interval 200 --format jsonl >" + out_ + " 2>" +
                             err_;
+    const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      causeway::testing::EndWithParent(parent, SIGKILL);
       execl("/bin/sh", "sh", "-c", cmd.c_str(), nullptr);
       _exit(127);
     }
@@ -172,8 +174,10 @@ TEST(PivotCli, InstalledCountsEveryAgentThatAcknowledged) {
                            " run --tracing none --rate 10 --burst 1 --duration 120 --requests "
                            "1200 --pivot " +
                            nats.url() + " --format json >" + dir.path() + "/demo.out 2>&1";
+  const pid_t parent = getpid();
   const pid_t demo_pid = fork();
   if (demo_pid == 0) {
+    causeway::testing::EndWithParent(parent, SIGTERM);
     execl("/bin/sh", "sh", "-c", demo.c_str(), nullptr);
     _exit(127);
   }

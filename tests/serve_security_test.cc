@@ -216,7 +216,10 @@ TEST(ServeSecurityTest, HugeCountsAreClamped) {
                         {"requested_items", {1, 2, 3}}}}});
   ASSERT_TRUE(states);
   ASSERT_EQ(states->status, 200) << states->body.substr(0, 200);
-  for (const json& row : json::parse(states->body)["model"]["rows"])
+  // The parsed document is named: a range-for over a member of a temporary would read freed
+  // memory (the temporary dies before the loop runs).
+  const json states_doc = json::parse(states->body);
+  for (const json& row : states_doc["model"]["rows"])
     EXPECT_LE(row["states"].size(), 2u * 65536 + 2);
 
   auto xy = Post(c, out + "XY/causeway.cpu_usage/xy",
@@ -226,8 +229,8 @@ TEST(ServeSecurityTest, HugeCountsAreClamped) {
                     {"requested_items", {1}}}}});
   ASSERT_TRUE(xy);
   ASSERT_EQ(xy->status, 200);
-  for (const json& s : json::parse(xy->body)["model"]["series"])
-    EXPECT_EQ(s["yValues"].size(), 65536u);
+  const json xy_doc = json::parse(xy->body);
+  for (const json& s : xy_doc["model"]["series"]) EXPECT_EQ(s["yValues"].size(), 65536u);
 }
 
 // Opens a connection, sends `request`, reads `read_bytes` of the answer, then resets the

@@ -32,8 +32,10 @@ using nlohmann::json;
 class Server {
  public:
   Server(const std::string& recording, const std::string& log) : log_(log) {
+    const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      causeway::testing::EndWithParent(parent, SIGKILL);
       const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, 1);
       dup2(fd, 2);

@@ -1,5 +1,6 @@
 #include "analysis/index_analysis.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <system_error>
@@ -75,7 +76,7 @@ StatusOr<IndexBuild> BuildIndex(const IndexSource& source, const IndexLocation& 
   index::WriteCpuThreads(g, writer.get(), &graph_counters);
   index::RequestFeedCounters request_counters;
   if (build.with_spans) index::WriteRequests(g, requests, writer.get(), &request_counters);
-  RETURN_IF_ERROR(writer->Finish(g.end()));
+  RETURN_IF_ERROR(writer->Finish(std::max(g.end(), events.last_ts())));
   // The kernel analysis itself, so that the other commands load it instead of reading the
   // trace (kernel_analysis_file.h). The observer changed neither the graph nor its range.
   RETURN_IF_ERROR(WriteKernelAnalysisFile(*kernel, where.graph_path,

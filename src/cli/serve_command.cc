@@ -25,6 +25,7 @@ struct ServeOptions {
   std::vector<std::string> spans;
   std::string host;
   ClockSyncFlags sync;
+  IndexFlags index;
   int port = 8080;
   std::string bind = "127.0.0.1";
   std::string token;
@@ -61,6 +62,11 @@ int RunServe(const ServeOptions& o) {
   signal(SIGPIPE, SIG_IGN);
 
   server::AnalysisSettings settings{o.spans, o.sync.ToOptions(), o.host};
+  settings.index.use = !o.index.no_index;
+  settings.index.cache_dir = o.index.cache;
+  settings.index.note = [](const std::string& note) {
+    fmt::print(stderr, "causeway serve: {}\n", note);
+  };
   server::Experiments experiments(std::move(*roots), settings);
   server::ServerOptions so;
   so.bind = o.bind;
@@ -116,7 +122,9 @@ Runner RegisterServe(CLI::App& app) {
       "serve", "An analysis server: Trace Server Protocol API and web UI over the traces");
   cmd->footer(
       "Analyses the traces once (as `causeway requests` does: kernel graph, clock sync between\n"
-      "hosts, spans joined into requests) and answers from memory:\n"
+      "hosts, spans joined into requests; the graph comes from the index when `causeway\n"
+      "index` built a valid one, which opens a large trace in a fraction of the time) and\n"
+      "answers from memory:\n"
       "  - a web UI at http://HOST:PORT/ (requests slowest first, critical paths, threads);\n"
       "  - the Trace Server Protocol (TSP) at http://HOST:PORT/tsp/api, for Trace Compass\n"
       "    clients (Theia / VS Code Trace Viewer, tsp-typescript-client): outputs\n"
@@ -138,6 +146,7 @@ Runner RegisterServe(CLI::App& app) {
   cmd->add_option("--spans", o->spans,
                   "Span files or directories (OTLP JSON, Jaeger JSON; default: TRACE_DIR/spans)");
   AddClockSyncFlags(cmd, &o->sync);
+  AddIndexFlags(cmd, &o->index);
   cmd->add_option("--host", o->host, "The host whose threads ran the spans (default: the first)");
   cmd->add_option("--port", o->port, "TCP port (0: any free port, printed)")->capture_default_str();
   cmd->add_option("--bind", o->bind, "Address to listen on; other than loopback requires --token")

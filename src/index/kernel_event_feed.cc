@@ -1,5 +1,7 @@
 #include "index/kernel_event_feed.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "index/index_paths.h"
@@ -20,6 +22,7 @@ void KernelEventFeed::Start(const kernel::KernelModel& model, const graph::Execu
 }
 
 void KernelEventFeed::OnEvent(const kernel::KernelEvent& e) {
+  last_ts_ = std::max(last_ts_, e.ts);
   if (e.host >= hosts_.size()) return;
   switch (e.kind) {
     case Kind::kSyscallEntry:

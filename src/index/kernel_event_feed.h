@@ -38,6 +38,10 @@ class KernelEventFeed final : public kernel::KernelEventObserver {
   void Finish(int64_t end) override;
 
   const KernelFeedCounters& counters() const { return counters_; }
+  // The last event's time, system calls and page cache events included: the graph's range
+  // leaves them out, the store's must not (a file's counts after the last scheduling event
+  // would be cut off).
+  int64_t last_ts() const { return last_ts_; }
 
  private:
   static constexpr int kMaxIrqDepth = 8;
@@ -87,6 +91,7 @@ class KernelEventFeed final : public kernel::KernelEventObserver {
   const kernel::KernelModel* model_ = nullptr;
   std::vector<std::string> hosts_;
   KernelFeedCounters counters_;
+  int64_t last_ts_ = 0;
 
   absl::flat_hash_map<uint64_t, state::AttributeId> syscall_attributes_;  // host << 32 | tid
   // Interned syscall names by where the event's name lies (static tables and class names,

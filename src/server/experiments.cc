@@ -77,6 +77,7 @@ StatusOr<std::shared_ptr<const ExperimentData>> Experiments::Analyse(
   options.span_paths = settings_.span_paths;
   options.host = settings_.host;
   options.kernel.sync = settings_.sync;
+  options.kernel.index = settings_.index;
   const bool has_spans = !settings_.span_paths.empty() || !analysis::DefaultSpans(paths).empty();
   if (has_spans) {
     ASSIGN_OR_RETURN(data->recording, analysis::AnalyzeRecording(paths, options));

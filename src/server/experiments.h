@@ -48,6 +48,8 @@ struct AnalysisSettings {
   std::vector<std::string> span_paths;  // --spans: used for every experiment
   analysis::ClockSyncOptions sync;
   std::string host;
+  // The index `causeway index` built: a valid one replaces reading the traces at open.
+  analysis::KernelIndexOptions index;
 };
 
 class Experiments {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include "server/query_params.h"
@@ -160,6 +161,7 @@ class ThreadTimeGraph : public Output {
     ASSIGN_OR_RETURN(TimeQuery q, ParseTimeQuery(p, {d.begin, d.end, kDefaultSamples}, true));
     const int64_t step = q.step();
     json arrows = json::array();
+    absl::flat_hash_map<graph::WorkerId, int64_t> last_end_from;
     for (uint32_t w = 0; w < g.num_workers() && arrows.size() < kMaxArrows; ++w) {
       const graph::Worker& k = g.worker(w);
       // In-links are sorted by target vertex, whose times are sorted: the first one in the
@@ -167,14 +169,19 @@ class ThreadTimeGraph : public Output {
       auto first =
           std::lower_bound(k.in.begin(), k.in.end(), q.start,
                            [&](const graph::InLink& l, int64_t t) { return k.ts[l.vertex] < t; });
-      int64_t last_end = INT64_MIN;
-      graph::WorkerId last_from = graph::kNoWorker;
+      // Arrows into one thread from the same thread less than a step apart are one: the
+      // last kept arrow's end per source (a whole-trace view would otherwise draw every
+      // wake-up of a busy pair, thousands on one pixel column).
+      last_end_from.clear();
       for (auto it = first; it != k.in.end() && arrows.size() < kMaxArrows; ++it) {
         const int64_t end = k.ts[it->vertex];
         if (end > q.end) break;
-        // Arrows into one thread from the same thread less than a step apart are one.
-        if (it->from_worker == last_from && end - last_end < step) continue;
         if (it->from_worker >= g.num_workers()) continue;
+        auto [last, fresh] = last_end_from.try_emplace(it->from_worker, end);
+        if (!fresh) {
+          if (end - last->second < step) continue;
+          last->second = end;
+        }
         const graph::Worker& from = g.worker(it->from_worker);
         const int64_t start = from.ts[std::min<size_t>(it->from_vertex(), from.size() - 1)];
         arrows.push_back({{"sourceId", ThreadEntryId(it->from_worker)},
@@ -184,8 +191,6 @@ class ThreadTimeGraph : public Output {
                           {"style", Style(it->kind() == graph::LinkKind::kWakeup    ? "WAKEUP"
                                           : it->kind() == graph::LinkKind::kNetwork ? "PACKET"
                                                                                     : "FORK")}});
-        last_end = end;
-        last_from = it->from_worker;
       }
     }
     return arrows;

@@ -1,6 +1,6 @@
 // `causeway serve` run by a test: started on a free port of 127.0.0.1 (--port 0, the port
-// read from the line it prints when listening), and always killed by the destructor, so
-// that no server outlives its test whatever fails.
+// read from the line it prints when listening; stdout and stderr up to it are output()), and always
+// killed by the destructor, so that no server outlives its test whatever fails.
 #pragma once
 
 #include <poll.h>
@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "support/test_util.h"
+
 namespace causeway::testing {
 
 class ServeProcess {
@@ -25,9 +27,12 @@ class ServeProcess {
     int out[2];
     if (pipe(out) != 0) return;
     args.insert(args.begin(), {CAUSEWAY_CLI, "serve"});
+    const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      EndWithParent(parent, SIGKILL);
       dup2(out[1], STDOUT_FILENO);
+      dup2(out[1], STDERR_FILENO);  // its notes (which index it used) are output() too
       close(out[0]);
       close(out[1]);
       std::vector<char*> argv;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +21,11 @@
 #include "ctf/reader/event_reader.h"
 
 namespace causeway::testing {
+
+void EndWithParent(pid_t parent, int signal) {
+  prctl(PR_SET_PDEATHSIG, signal);
+  if (getppid() != parent) _exit(127);  // the parent died before prctl
+}
 
 CommandResult RunCommand(const std::string& command, const std::string& stderr_path) {
   CommandResult r;

@@ -1,6 +1,8 @@
 // Helpers shared by the end-to-end tests.
 #pragma once
 
+#include <sys/types.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -18,6 +20,12 @@ struct CommandResult {
 CommandResult RunCommand(const std::string& command, const std::string& stderr_path = "");
 
 std::vector<std::string> SplitLines(const std::string& text);
+
+// For a forked child before exec: `signal` reaches it when the test process (`parent`)
+// dies. A test that aborts (a sanitizer report, a crash) never runs the destructors that
+// stop its children, and a surviving child would hold ctest's output pipe until the
+// timeout. Exits the child at once when the parent is already gone.
+void EndWithParent(pid_t parent, int signal);
 
 // Runs the causeway CLI with `args` (shell syntax); its stderr goes to *err.
 CommandResult RunCli(const std::string& args, std::string* err);
