@@ -59,8 +59,7 @@ TEST(ServeIndexTest, AnIndexedRecordingIsServedFromItsIndexWithTheSameViews) {
 
   testing::ServeProcess indexed({dir, "--port", "0"});
   ASSERT_TRUE(indexed.started()) << indexed.output();
-  EXPECT_NE(indexed.output().find("using the index built"), std::string::npos)
-      << indexed.output();
+  EXPECT_NE(indexed.output().find("using the index built"), std::string::npos) << indexed.output();
   testing::ServeProcess read({dir, "--port", "0", "--no-index"});
   ASSERT_TRUE(read.started()) << read.output();
   EXPECT_EQ(read.output().find("index"), std::string::npos) << read.output();
@@ -72,8 +71,8 @@ TEST(ServeIndexTest, AnIndexedRecordingIsServedFromItsIndexWithTheSameViews) {
   for (size_t i = 0; i < from_index.size(); ++i) {
     SCOPED_TRACE(i);
     EXPECT_GT(from_index[i].size(), 20u) << from_index[i];
-    EXPECT_TRUE(from_index[i] == from_trace[i]) << "differs from the trace's: "
-                                                << from_index[i].substr(0, 500);
+    EXPECT_TRUE(from_index[i] == from_trace[i])
+        << "differs from the trace's: " << from_index[i].substr(0, 500);
   }
   EXPECT_EQ(indexed.Stop(SIGTERM), 0);
   EXPECT_EQ(read.Stop(SIGTERM), 0);

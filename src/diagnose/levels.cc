@@ -87,6 +87,13 @@ StoreLevels::StoreLevels(const graph::ExecutionGraph& g, const state::StateStore
   }
 }
 
+bool StoreLevels::MakesCalls(graph::WorkerId w) const {
+  if (!syscalls_recorded_ || w == graph::kNoWorker) return false;
+  const graph::Worker& k = g_.worker(w);
+  return store_->Find(fmt::format("{}/threads/{}/syscall", HostPath(g_, k.host), k.tid))
+      .has_value();
+}
+
 std::vector<StoreLevels::Call> StoreLevels::Syscalls(graph::WorkerId w, int64_t start,
                                                      int64_t end) const {
   std::vector<Call> calls;
@@ -144,12 +151,31 @@ RequestLevels ComputeLevels(const graph::ExecutionGraph& g, std::span<const requ
   std::map<std::string, int64_t> states, below, devices;
   std::map<std::string, std::map<std::string, int64_t>> syscalls;  // name -> state -> ns
   std::set<std::pair<uint32_t, int32_t>> processes;                // (host, pid) on the path
-  for (const requests::Piece& p : path) {
+  // Whose system calls a piece's time is cut by: its thread's, or, on a thread that makes
+  // none (a kernel thread: the kworker writing back the pages an fsync waits for, a
+  // softirq), the next thread on the path that makes calls, the one it works for (the
+  // fsync caller its I/O wakes), else the previous one. Level 2 is the user-kernel
+  // boundary: the kworker's device time is time in the caller's fsync.
+  std::vector<graph::WorkerId> callers(path.size(), graph::kNoWorker);
+  if (out.syscalls_recorded) {
+    graph::WorkerId next = graph::kNoWorker;
+    for (size_t i = path.size(); i-- > 0;) {
+      if (store.MakesCalls(path[i].worker)) next = path[i].worker;
+      callers[i] = next;
+    }
+    graph::WorkerId previous = graph::kNoWorker;
+    for (size_t i = 0; i < path.size(); ++i) {
+      if (store.MakesCalls(path[i].worker)) previous = path[i].worker;
+      if (callers[i] == graph::kNoWorker) callers[i] = previous;
+    }
+  }
+  for (size_t i = 0; i < path.size(); ++i) {
+    const requests::Piece& p = path[i];
     if (p.end <= p.start) continue;
     if (p.worker != graph::kNoWorker && g.worker(p.worker).pid >= 0)
       processes.insert({g.worker(p.worker).host, g.worker(p.worker).pid});
     const std::vector<Part> parts = PartsOf(g, p);
-    const std::vector<StoreLevels::Call> calls = store.Syscalls(p.worker, p.start, p.end);
+    const std::vector<StoreLevels::Call> calls = store.Syscalls(callers[i], p.start, p.end);
     size_t c = 0;
     for (const Part& part : parts) {
       const std::string label = StateLabel(g, p.state, part.qualifier);

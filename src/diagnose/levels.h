@@ -75,6 +75,8 @@ class StoreLevels {
     std::string name;
   };
   std::vector<Call> Syscalls(graph::WorkerId w, int64_t start, int64_t end) const;
+  // Whether the store has system calls of thread w at all (a kernel thread makes none).
+  bool MakesCalls(graph::WorkerId w) const;
   // Pages read and cache misses of the processes `pids` (of host `host`) over [start, end).
   PageCacheReads Reads(uint32_t host, const std::vector<int32_t>& pids, int64_t start,
                        int64_t end) const;

@@ -119,6 +119,45 @@ TEST(LevelsTest, SyscallsCutTheKernelStatesAndPageCacheCountsTheReads) {
   EXPECT_EQ(c.at("page_cache/cache_misses"), 4);
 }
 
+// Thread 10 fsyncs from 20 to 62; its critical path leaves it for the kworker (tid 30, a
+// kernel thread: no system calls in the store) that does the I/O from 25 to 60. The
+// kworker's device time is time in the caller's fsync, not "not in a syscall".
+TEST(LevelsTest, KernelThreadsTimeIsInTheCallOfTheThreadItWorksFor) {
+  graph::ExecutionGraph g;
+  const uint32_t h = g.AddHost("h0");
+  const graph::WorkerId app = g.AddWorker(h, 10, 0, State::kRunning);
+  g.mutable_worker(app).pid = 10;
+  const graph::WorkerId kworker = g.AddWorker(h, 30, 0, State::kBlocked);
+  g.mutable_worker(kworker).pid = 30;
+  const graph::StringId disk = g.Intern("disk 8:0 sda");
+  g.SetState(app, 20, State::kBlocked);
+  g.SetState(app, 60, State::kRunning);
+  g.SetState(kworker, 20, State::kRunning);
+  g.SetState(kworker, 25, State::kBlockDevice, disk);
+  g.SetState(kworker, 60, State::kBlocked);
+  g.set_end(80);
+  const std::vector<requests::Piece> path = {
+      {app, State::kRunning, requests::Cause::kOther, 0, 20},
+      {kworker, State::kRunning, requests::Cause::kOther, 20, 25},
+      {kworker, State::kBlockDevice, requests::Cause::kOther, 25, 60},
+      {app, State::kRunning, requests::Cause::kOther, 60, 80}};
+  testing::TempDir tmp;
+  const auto store = WriteStore(tmp.path() + "/store");
+  ASSERT_NE(store, nullptr);
+  const StoreLevels levels(g, store.get());
+  EXPECT_TRUE(levels.MakesCalls(app));
+  EXPECT_FALSE(levels.MakesCalls(kworker));
+  const RequestLevels l = ComputeLevels(g, path, 80, {}, levels);
+  ASSERT_EQ(l.syscalls.size(), 3u);
+  EXPECT_EQ(l.syscalls[0].name, "fsync");
+  EXPECT_EQ(l.syscalls[0].ns, 42);
+  EXPECT_EQ(l.syscalls[0].by_state, A({{"BLOCK_DEVICE", 35}, {"RUNNING", 7}}));
+  EXPECT_EQ(l.syscalls[1].name, kNotInSyscall);
+  EXPECT_EQ(l.syscalls[1].ns, 28);  // app's own running, 0-10 and 62-80
+  EXPECT_EQ(l.syscalls[2].name, "futex");
+  EXPECT_EQ(l.syscalls[2].ns, 10);
+}
+
 TEST(LevelsTest, OnePieceOverEdgesOfDifferentQualifiersIsSplitByThem) {
   graph::ExecutionGraph g;
   const graph::WorkerId w = g.AddWorker(g.AddHost("h0"), 11, 0, State::kBlocked, g.Intern("futex"));

@@ -34,6 +34,16 @@ std::string Ratio(int64_t part, int64_t whole) {
                    : "-";
 }
 
+// "12 of 40 pages read missed (30.0%)"; "no file reads"; or, when more pages came in
+// than were read while the request ran (readahead, or reads begun before it), both counts.
+std::string PageCacheCounts(int64_t misses, int64_t pages_read) {
+  if (misses == 0 && pages_read == 0) return "no file reads";
+  if (misses > pages_read)
+    return fmt::format("{} pages read, {} brought in from the disk", pages_read, misses);
+  return fmt::format("{} of {} pages read missed ({})", misses, pages_read,
+                     Ratio(misses, pages_read));
+}
+
 // "├─ " or "└─ " after `indent`, then the row.
 std::string Branch(const std::string& indent, bool last, const std::string& row) {
   return indent + (last ? "└─ " : "├─ ") + row + "\n";
@@ -201,14 +211,10 @@ std::string FindingText(const Finding& f, const OperationBaseline* b, const Reco
   if (!l.page_cache.recorded) {
     cache = "page cache: not recorded";
   } else {
-    cache = fmt::format("page cache: {} of {} pages read missed ({})", l.page_cache.cache_misses,
-                        l.page_cache.pages_read,
-                        Ratio(l.page_cache.cache_misses, l.page_cache.pages_read));
+    cache = "page cache: " + PageCacheCounts(l.page_cache.cache_misses, l.page_cache.pages_read);
     if (b)
-      cache +=
-          fmt::format("; normal {} of {} ({})", Mean(b, "page_cache/cache_misses"),
-                      Mean(b, "page_cache/pages_read"),
-                      Ratio(Mean(b, "page_cache/cache_misses"), Mean(b, "page_cache/pages_read")));
+      cache += "; normal " + PageCacheCounts(Mean(b, "page_cache/cache_misses"),
+                                             Mean(b, "page_cache/pages_read"));
   }
   out += Branch("   ", true, cache);
   if (const std::string walk = WalkText(f, b); !walk.empty()) out += "=> " + walk + "\n";
