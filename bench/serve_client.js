@@ -33,7 +33,8 @@ async function view(exp, rows, start, end) {
     post(`${out}/timeGraph/causeway.threads/states`, { requested_timerange: range(start, end, WIDTH), requested_items: rows }),
     post(`${out}/timeGraph/causeway.threads/arrows`, { requested_timerange: range(start, end, WIDTH) })]);
   return { ms: Math.max(states.ms, arrows.ms), server_ms: Math.max(states.server_ms, arrows.server_ms), states: states.body.model.rows.reduce((n, r) => n + r.states.length, 0),
-           bytes: states.bytes + arrows.bytes };
+           bytes: states.bytes + arrows.bytes, states_server_ms: states.server_ms, arrows_server_ms: arrows.server_ms,
+           arrows: arrows.body.model.length, span_ns: (end - start).toString() };
 }
 
 async function main() {
@@ -63,6 +64,7 @@ async function main() {
   const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2147483648) / 2147483648);
   async function session(n) {
     const times = [], server = [];
+    let slowest = null;
     let s = s0, e = e0;
     for (let i = 0; i < n; i++) {
       const span = e - s, r = random();
@@ -74,12 +76,16 @@ async function main() {
       const v = await view(exp, rows, s, e);
       times.push(v.ms);
       server.push(v.server_ms);
+      if (!slowest || v.server_ms > slowest.server_ms)
+        slowest = { server_ms: v.server_ms, states_server_ms: v.states_server_ms, arrows_server_ms: v.arrows_server_ms,
+                    states: v.states, arrows: v.arrows, bytes: v.bytes, span_ns: v.span_ns };
     }
-    return { times, server };
+    return { times, server, slowest };
   }
   const single = await session(zooms);
   result.zoom_pan = { views: single.times.length, server_p50_ms: pct(single.server, 0.5), server_p99_ms: pct(single.server, 0.99),
-                      round_trip_p50_ms: pct(single.times, 0.5), round_trip_p99_ms: pct(single.times, 0.99) };
+                      round_trip_p50_ms: pct(single.times, 0.5), round_trip_p99_ms: pct(single.times, 0.99),
+                      slowest: single.slowest };
 
   // Concurrent clients, each its own zoom/pan session.
   let errors = 0;

@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Starts the server with extra flags "$@"; prints the seconds until it listens.
+# Starts the server with extra flags "$@"; `elapsed`: the seconds until it listens.
 start_server() {
   local start
   start=$(date +%s.%N)
@@ -31,7 +31,7 @@ start_server() {
     kill -0 "$pid" 2>/dev/null || { cat "$out" >&2; exit 1; }
     sleep 0.05
   done
-  echo "$(date +%s.%N) - $start" | bc
+  elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 }
 stop_server() {
   kill "$pid"
@@ -40,10 +40,12 @@ stop_server() {
 }
 
 echo "trace: $dir ($(du -sh --exclude=.causeway "$dir" | cut -f1))"
-no_index=$(start_server --no-index)
+start_server --no-index
+no_index=$elapsed
 stop_server
 "$cw" index "$dir" >/dev/null
-with_index=$(start_server)
+start_server
+with_index=$elapsed
 grep -q "using the index" "$out" || { echo "the server did not use the index:" >&2; cat "$out" >&2; exit 1; }
 echo "listening after: ${no_index} s reading the trace, ${with_index} s from the index" \
   "($(echo "scale=1; $no_index / $with_index" | bc)x)"

@@ -103,6 +103,22 @@ TEST(ServeSecurityTest, BindsLoopbackByDefault) {
   EXPECT_TRUE(ListensOnLoopbackOnly(serve.port()));
 }
 
+// A second server on the port of a running one fails: it must not share the port (and
+// take some of the first one's connections).
+TEST(ServeSecurityTest, APortInUseIsRefused) {
+  testing::ServeProcess first({Trace(), "--port", "0"});
+  ASSERT_TRUE(first.started()) << first.output();
+  // Under `timeout`: a second server that did bind would serve until killed.
+  const auto second =
+      testing::RunCommand("(timeout 30 " + std::string(CAUSEWAY_CLI) + " serve " + Trace() +
+                          " --port " + std::to_string(first.port()) + " 2>&1)");
+  EXPECT_EQ(second.exit_code, 1) << second.out;
+  EXPECT_NE(second.out.find("cannot listen on 127.0.0.1:" + std::to_string(first.port())),
+            std::string::npos)
+      << second.out;
+  EXPECT_EQ(second.out.find("listening on"), std::string::npos) << second.out;
+}
+
 TEST(ServeSecurityTest, OtherAddressesNeedAToken) {
   for (const char* address : {"0.0.0.0", "::", "192.0.2.1"}) {
     std::string err;

@@ -55,4 +55,14 @@ nlohmann::json Completed(nlohmann::json model, const std::string& message) {
   return {{"model", std::move(model)}, {"status", "COMPLETED"}, {"statusMessage", message}};
 }
 
+void ReplyCompletedText(httplib::Response& res, const std::string& model_json) {
+  std::string body;
+  body.reserve(model_json.size() + 64);
+  body += "{\"model\":";
+  body += model_json;
+  body += ",\"status\":\"COMPLETED\",\"statusMessage\":\"Completed\"}";
+  res.status = 200;
+  res.set_content(std::move(body), "application/json");
+}
+
 }  // namespace causeway::server

@@ -25,5 +25,7 @@ std::optional<nlohmann::json> ParseBody(const httplib::Request& req, httplib::Re
 
 // TSP's GenericResponse around a model: {"model": ..., "status": "COMPLETED", ...}.
 nlohmann::json Completed(nlohmann::json model, const std::string& message = "Completed");
+// The same around a model already serialized (`model_json`), answered 200.
+void ReplyCompletedText(httplib::Response& res, const std::string& model_json);
 
 }  // namespace causeway::server

@@ -1,5 +1,7 @@
 #include "server/server.h"
 
+#include <sys/socket.h>
+
 #include <httplib.h>
 
 #include <chrono>
@@ -31,6 +33,12 @@ AnalysisServer::AnalysisServer(ServerOptions options, Experiments* experiments)
   http.set_read_timeout(10, 0);
   http.set_write_timeout(10, 0);
   http.set_keep_alive_max_count(1000);
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a second server on a
+  // port in use binds too and takes half of the connections instead of failing.
+  http.set_socket_options([](int sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
 
   // Every request, the UI's files included, shows the token when there is one.
   const std::string token = options_.token;
