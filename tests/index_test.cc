@@ -259,6 +259,14 @@ TEST(IndexTest, CommandBuildsOnceThenRebuildsWhenTheTraceChangesOrTheStoreIsDama
   EXPECT_NE(r.out.find("Index rebuilt"), std::string::npos) << r.out;
   EXPECT_EQ(IndexCli("'" + trace + "'")["status"], "up_to_date");
 
+  // The graph file removed (the store still valid): the index is not up to date.
+  ASSERT_TRUE(fs::remove(trace + "/.causeway/graph.cwg"));
+  j = IndexCli("'" + trace + "'");
+  EXPECT_EQ(j["status"], "rebuilt");
+  EXPECT_NE(j["reason"].get<std::string>().find("graph.cwg"), std::string::npos) << j;
+  EXPECT_TRUE(fs::exists(trace + "/.causeway/graph.cwg"));
+  EXPECT_EQ(IndexCli("'" + trace + "'")["status"], "up_to_date");
+
   // --force builds whatever the state; --cache puts the index elsewhere.
   EXPECT_EQ(IndexCli("'" + trace + "' --force")["status"], "rebuilt");
   j = IndexCli("'" + trace + "' --cache '" + tmp.path() + "/cache'");

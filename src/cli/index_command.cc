@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/index_analysis.h"
+#include "analysis/kernel_analysis_file.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/recording_load.h"
@@ -45,6 +46,16 @@ int RunIndex(const IndexOptions& o) {
     why_rebuilt = "--force";
   } else {
     analysis::ValidIndex valid = analysis::OpenValidIndex(source, o.cache);
+    if (valid.store) {
+      // The graph file too, which the other commands load: one removed, damaged or stale
+      // beside a valid store is built again with it.
+      auto graph = analysis::ReadKernelAnalysisFile(
+          where->graph_path, analysis::KernelSourceKey(source.traces, source.sync));
+      if (!graph.ok() || !*graph) {
+        valid.reason = graph.ok() ? where->graph_path + " is stale" : graph.status().ToString();
+        valid.store.reset();
+      }
+    }
     if (valid.store) {
       const state::StateStore& s = *valid.store;
       if (json) {
