@@ -56,14 +56,6 @@ void WriteScenario(const std::string& dir) {
   ASSERT_TRUE(closed.ok()) << closed.ToString();
 }
 
-std::string Unpack(const TempDir& tmp, const std::string& name) {
-  const std::string archive =
-      std::string(CAUSEWAY_TEST_DATA) + "/recordings/demo-" + name + ".tar.zst";
-  const auto r = RunCommand("tar --zstd -xf '" + archive + "' -C '" + tmp.path() + "'");
-  EXPECT_EQ(r.exit_code, 0) << "cannot unpack " << archive << " (tar and zstd installed?)";
-  return tmp.path() + "/" + name;
-}
-
 void ExpectSameGraph(const graph::ExecutionGraph& a, const graph::ExecutionGraph& b) {
   EXPECT_EQ(a.hosts(), b.hosts());
   ASSERT_EQ(a.num_qualifiers(), b.num_qualifiers());
@@ -158,7 +150,7 @@ void WriteBytes(const std::string& path, const std::string& bytes) {
 TEST(IndexGraphCacheTest, ScenarioAndRecordingRoundTripWhole) {
   TempDir tmp;
   WriteScenario(tmp.path() + "/scenario/kernel");
-  const std::string demo = Unpack(tmp, "net");
+  const std::string demo = testing::UnpackDemoRecording(tmp, "net");
   for (const std::string& trace : {tmp.path() + "/scenario", demo}) {
     SCOPED_TRACE(trace);
     auto a = analysis::AnalyzeKernel({trace});
@@ -234,7 +226,7 @@ TEST(IndexGraphCacheTest, CutDamagedForeignAndForgedFilesAreRefused) {
 
 TEST(IndexGraphCacheTest, CommandsPrintTheSameWithTheIndexAndWithout) {
   TempDir tmp;
-  const std::string dir = Unpack(tmp, "lock");
+  const std::string dir = testing::UnpackDemoRecording(tmp, "lock");
   const std::string graph = BuildGraphIndex(dir);
   std::string err;
   const auto threads = RunCli("threads " + dir + " --format json", &err);

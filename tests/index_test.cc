@@ -137,19 +137,10 @@ TEST(IndexTest, StoreOfAHandMadeTraceAnswersKnownQueries) {
   EXPECT_EQ(threads, (std::vector<std::string>{"1", "2"}));
 }
 
-// Unpacks tests/data/recordings/demo-`name`.tar.zst into `tmp`: the recording's directory.
-std::string Unpack(const testing::TempDir& tmp, const std::string& name) {
-  const std::string archive =
-      std::string(CAUSEWAY_TEST_DATA) + "/recordings/demo-" + name + ".tar.zst";
-  const auto r = testing::RunCommand("tar --zstd -xf '" + archive + "' -C '" + tmp.path() + "'");
-  EXPECT_EQ(r.exit_code, 0) << "cannot unpack " << archive << " (tar and zstd installed?)";
-  return tmp.path() + "/" + name;
-}
-
 TEST(IndexTest, EveryThreadsStateInTheStoreIsTheGraphsOnARecordedDemo) {
   testing::TempDir tmp;
   analysis::IndexSource source;
-  source.traces = {Unpack(tmp, "disk")};
+  source.traces = {testing::UnpackDemoRecording(tmp, "disk")};
   auto where = analysis::LocateIndex(source.traces, tmp.path() + "/cache");
   ASSERT_TRUE(where.ok()) << where.status().ToString();
   auto build = analysis::BuildIndex(source, *where);
