@@ -24,6 +24,10 @@ StatusOr<nlohmann::json> Output::States(const ExperimentData&, const nlohmann::j
 StatusOr<nlohmann::json> Output::Arrows(const ExperimentData&, const nlohmann::json&) const {
   return NotThisOutput(*this, "arrows");
 }
+StatusOr<std::string> Output::TreeText(const ExperimentData& d, const nlohmann::json& p) const {
+  ASSIGN_OR_RETURN(nlohmann::json model, Tree(d, p));
+  return model.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 StatusOr<std::string> Output::StatesText(const ExperimentData& d, const nlohmann::json& p) const {
   ASSIGN_OR_RETURN(nlohmann::json model, States(d, p));
   return model.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -40,9 +40,12 @@ class Output {
                                            const nlohmann::json& parameters) const;
   virtual StatusOr<nlohmann::json> Lines(const ExperimentData& data,
                                          const nlohmann::json& parameters) const;
-  // States and Arrows as the model's JSON text, which the routes send. By default the
-  // json above, dumped; the thread time graph, whose views hold tens of thousands of
-  // states, writes the text directly (the same bytes, several times faster: bench/README.md).
+  // Tree, States and Arrows as the model's JSON text, which the routes send. By default the
+  // json above, dumped; the thread time graph, whose tree and views hold tens of
+  // thousands of entries, writes the text directly (the same bytes, several times faster:
+  // bench/README.md).
+  virtual StatusOr<std::string> TreeText(const ExperimentData& data,
+                                         const nlohmann::json& parameters) const;
   virtual StatusOr<std::string> StatesText(const ExperimentData& data,
                                            const nlohmann::json& parameters) const;
   virtual StatusOr<std::string> ArrowsText(const ExperimentData& data,

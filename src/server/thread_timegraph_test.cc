@@ -4,6 +4,7 @@
 #include "server/thread_timegraph.h"
 
 #include <cstdint>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -39,6 +40,35 @@ class ThreadTimeGraphTest : public ::testing::Test {
 };
 testing::TempDir* ThreadTimeGraphTest::tmp_ = nullptr;
 ExperimentData* ThreadTimeGraphTest::data_ = nullptr;
+
+TEST_F(ThreadTimeGraphTest, TreeTextIsNlohmannsDumpWithEveryThreadUnderItsProcess) {
+  const auto output = MakeThreadTimeGraph();
+  auto text = output->TreeText(*data_, json::object());
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  const json tree = json::parse(*text);
+  EXPECT_EQ(*text, tree.dump());
+  const graph::ExecutionGraph& g = data_->recording.kernel->graph;
+  std::map<int64_t, json> by_id;
+  size_t threads = 0;
+  for (const json& e : tree["entries"]) {
+    EXPECT_TRUE(by_id.emplace(e["id"].get<int64_t>(), e).second) << "id twice: " << e;
+    threads += e["hasData"].get<bool>();
+  }
+  EXPECT_EQ(threads, g.num_workers());
+  for (uint32_t w = 0; w < g.num_workers(); ++w) {
+    const json& e = by_id[ThreadEntryId(w)];
+    ASSERT_TRUE(e.is_object()) << "no entry for worker " << w;
+    EXPECT_EQ(e["labels"][0], g.worker(w).name);
+    EXPECT_EQ(e["metadata"]["tid"][0], g.worker(w).tid);
+    // Its parent is its process (or its host), named.
+    const json& parent = by_id[e["parentId"].get<int64_t>()];
+    ASSERT_TRUE(parent.is_object()) << e;
+    if (g.worker(w).pid >= 0) {
+      EXPECT_EQ(parent["labels"][1], std::to_string(g.worker(w).pid));
+    }
+  }
+  EXPECT_EQ(tree["headers"].size(), 2u);
+}
 
 TEST_F(ThreadTimeGraphTest, StatesTextIsNlohmannsDumpOfTheAskedRowsInTheRange) {
   const auto output = MakeThreadTimeGraph();

@@ -200,14 +200,14 @@ void RegisterTspRoutes(httplib::Server& http, Experiments* ex) {
         if (!p) return;
         const std::string what = req.matches[4];
         const ExperimentData& d = *e->data;
-        if (what == "states" || what == "arrows") {
-          StatusOr<std::string> text =
-              what == "states" ? o->StatesText(d, *p) : o->ArrowsText(d, *p);
+        if (what == "tree" || what == "states" || what == "arrows") {
+          StatusOr<std::string> text = what == "tree"     ? o->TreeText(d, *p)
+                                       : what == "states" ? o->StatesText(d, *p)
+                                                          : o->ArrowsText(d, *p);
           if (!text.ok()) return ReplyStatus(res, text.status());
           return ReplyCompletedText(res, *text);
         }
-        StatusOr<json> model = what == "tree"      ? o->Tree(d, *p)
-                               : what == "tooltip" ? o->Tooltip(d, *p)
+        StatusOr<json> model = what == "tooltip"   ? o->Tooltip(d, *p)
                                : what == "xy"      ? o->Xy(d, *p)
                                : what == "columns" ? o->Columns(d, *p)
                                                    : o->Lines(d, *p);
